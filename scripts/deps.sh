@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Install the Debian packages numasim needs to build and test.
+# Usage: scripts/deps.sh [--optional]
+#   --optional   also install optional packages (gnuplot-nox); failures there only warn.
+# Idempotent and silent when everything is already installed.
+set -euo pipefail
+
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev)
+OPTIONAL=(gnuplot-nox)
+
+want_optional=0
+for arg in "$@"; do
+    case "$arg" in
+        --optional) want_optional=1 ;;
+        -h|--help)
+            echo "usage: $0 [--optional]"
+            exit 0 ;;
+        *)
+            echo "deps.sh: unknown argument: $arg" >&2
+            exit 2 ;;
+    esac
+done
+
+is_installed() {
+    local status
+    status=$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) || return 1
+    [[ $status == *" ok installed" ]]
+}
+
+missing_of() {
+    local p
+    for p in "$@"; do
+        is_installed "$p" || printf '%s\n' "$p"
+    done
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "deps.sh: dpkg-query not found; this script supports Debian/Ubuntu only." >&2
+    echo "deps.sh: please install manually: ${REQUIRED[*]}" >&2
+    exit 1
+fi
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+        SUDO=(sudo)
+    fi
+fi
+
+updated=0
+apt_install() {
+    if [[ $(id -u) -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
+        echo "deps.sh: not root and sudo is unavailable; cannot install: $*" >&2
+        return 1
+    fi
+    if [[ $updated -eq 0 ]]; then
+        echo "deps.sh: running apt-get update" >&2
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update || return 1
+        updated=1
+    fi
+    echo "deps.sh: installing: $*" >&2
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+}
+
+mapfile -t missing < <(missing_of "${REQUIRED[@]}")
+if [[ ${#missing[@]} -gt 0 ]]; then
+    if ! apt_install "${missing[@]}"; then
+        echo "deps.sh: failed to install required packages: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_optional -eq 1 ]]; then
+    mapfile -t missing_opt < <(missing_of "${OPTIONAL[@]}")
+    if [[ ${#missing_opt[@]} -gt 0 ]]; then
+        if ! apt_install "${missing_opt[@]}"; then
+            echo "deps.sh: warning: could not install optional packages: ${missing_opt[*]}" >&2
+        fi
+    fi
+fi
+
+exit 0
