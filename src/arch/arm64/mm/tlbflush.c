@@ -1,0 +1,74 @@
+/* arm64 TLB maintenance, after arch/arm64/include/asm/tlbflush.h (2025):
+ * broadcast TLBI instructions invalidate every CPU's TLB for an ASID or a
+ * VA, and a DSB ISH waits for them to complete.  No IPIs, so no shootdown
+ * interrupts and none of the x86 nr_tlb_* counters.
+ *
+ * Left out: the REPEAT_TLBI erratum, range TLBI (FEAT_TLBIRANGE) encoding
+ * and the SMMU/secondary-TLB notifiers. */
+#include "asm/tlbflush.h"
+#include "sim/sim.h"
+
+/* MAX_TLBI_OPS: beyond this many pages a range becomes a whole-ASID flush. */
+#define MAX_TLBI_OPS PTRS_PER_PTE
+
+/* arm64 pte_accessible: with a flush pending, any present (valid or
+ * PROT_NONE) PTE; otherwise only a valid one. */
+bool arm64_pte_accessible(struct mm_struct *mm, pte_t pte)
+{
+	if (mm->tlb_flush_pending)
+		return pte_present(pte);
+	return pte & PTE_PRESENT;
+}
+
+/* Every CPU running the mm loses its translations for the ASID. */
+static void invalidate_asid_everywhere(struct sim *s, struct mm_struct *mm)
+{
+	int cpu;
+	for_each_cpu(cpu, &mm->cpumask) {
+		if (s->cpus[cpu].loaded_mm == mm) {
+			tlb_full_flush_refill(s, cpu);
+			s->cpus[cpu].loaded_gen = mm->tlb_gen;
+		}
+	}
+}
+
+void arm64_dsb(struct mm_struct *mm)
+{
+	charge(mm->sim, COST_FLUSH_WAIT, mm->sim->m.cost.dsb_ns);
+}
+
+void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
+			      unsigned stride_shift, bool freed_tables)
+{
+	struct sim *s = mm->sim;
+	(void)freed_tables;
+	mm->tlb_gen++;
+	s->st.broadcasts++;
+	if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) >= MAX_TLBI_OPS) {
+		/* flush_tlb_mm: TLBI ASIDE1IS, DSB ISH */
+		charge(s, COST_FLUSH_WAIT, s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
+		invalidate_asid_everywhere(s, mm);
+		return;
+	}
+	/* __flush_tlb_range: one TLBI VALE1IS per stride, then DSB ISH */
+	unsigned long nr = (end - start) >> stride_shift;
+	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
+}
+
+/* arch_tlbbatch_add_pending: issue the TLBIs now, without waiting. */
+void arm64_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
+				uint64_t start, uint64_t end)
+{
+	unsigned long nr = (end - start) >> PAGE_SHIFT;
+	mm->tlb_gen++;
+	b->nr_tlbi += (uint32_t)nr;
+	charge(mm->sim, COST_FLUSH_WAIT, (double)nr * mm->sim->m.cost.tlbi_ns);
+}
+
+/* arch_tlbbatch_flush: one DSB completes every TLBI issued for the batch. */
+void arm64_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
+{
+	s->st.batch_flushes++;
+	charge(s, COST_FLUSH_WAIT, s->m.cost.dsb_ns);
+	b->nr_tlbi = 0;
+}

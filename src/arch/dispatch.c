@@ -1,0 +1,70 @@
+/* Run-time choice of the architecture's TLB code, by the machine's flush
+ * engine.  The kernel makes this choice at build time. */
+#include "asm/tlbflush.h"
+#include "sim/sim.h"
+
+bool pte_accessible(struct mm_struct *mm, pte_t pte)
+{
+	if (mm->sim->m.engine == FLUSH_ARM64)
+		return arm64_pte_accessible(mm, pte);
+	return x86_pte_accessible(mm, pte); /* riscv has the same rule */
+}
+
+bool arch_tlbbatch_should_defer(struct mm_struct *mm)
+{
+	if (mm->sim->m.engine == FLUSH_X86_IPI || mm->sim->m.engine == FLUSH_X86_INVLPGB)
+		return x86_tlbbatch_should_defer(mm);
+	return true; /* arm64 (no REPEAT_TLBI erratum) and riscv */
+}
+
+void arch_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
+			       uint64_t start, uint64_t end)
+{
+	switch (mm->sim->m.engine) {
+	case FLUSH_ARM64:
+		arm64_tlbbatch_add_pending(b, mm, start, end);
+		break;
+	case FLUSH_RISCV:
+		riscv_tlbbatch_add_pending(b, mm, start, end);
+		break;
+	default:
+		x86_tlbbatch_add_pending(b, mm, start, end);
+	}
+}
+
+void flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
+			unsigned stride_shift, bool freed_tables)
+{
+	switch (mm->sim->m.engine) {
+	case FLUSH_ARM64:
+		arm64_flush_tlb_mm_range(mm, start, end, stride_shift, freed_tables);
+		break;
+	case FLUSH_RISCV:
+		riscv_flush_tlb_mm_range(mm, start, end, stride_shift, freed_tables);
+		break;
+	default:
+		x86_flush_tlb_mm_range(mm, start, end, stride_shift, freed_tables);
+	}
+}
+
+void arch_flush_tlb_batched_pending(struct mm_struct *mm)
+{
+	if (mm->sim->m.engine == FLUSH_ARM64)
+		arm64_dsb(mm);
+	else
+		flush_tlb_mm(mm);
+}
+
+void arch_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
+{
+	switch (s->m.engine) {
+	case FLUSH_ARM64:
+		arm64_tlbbatch_flush(s, b);
+		break;
+	case FLUSH_RISCV:
+		riscv_tlbbatch_flush(s, b);
+		break;
+	default:
+		x86_tlbbatch_flush(s, b);
+	}
+}

@@ -1,0 +1,73 @@
+/* riscv TLB shootdowns, after arch/riscv/mm/tlbflush.c (2025): remote
+ * sfence.vma by IPI (or SBI, which also interrupts the targets).  A batched
+ * flush is a full flush, without ASID, to the recorded CPUs.
+ *
+ * Model choices: targets are the mm_cpumask CPUs other than the initiator;
+ * receivers are counted in the same counters and the "TLB shootdowns" total
+ * as on x86 (riscv reports them as IPI function-call interrupts); a range
+ * above tlb_single_page_flush_ceiling (riscv's tlb_flush_all_threshold)
+ * becomes a full flush; no per-CPU generation tracking, so every target
+ * flushes. */
+#include "asm/tlbflush.h"
+#include "sim/sim.h"
+
+static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full,
+			    unsigned long nr_pages)
+{
+	const struct cost_model *cm = &s->m.cost;
+	int cpu, self = s->cpu, nr = 0;
+	double work = full ? cm->cr3_flush_ns : (double)nr_pages * cm->invlpg_ns;
+
+	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
+	s->st.flush_rounds++;
+	for_each_cpu(cpu, mask) {
+		if (cpu == self)
+			continue;
+		struct cpu_state *c = &s->cpus[cpu];
+		nr++;
+		c->irq_tlb_count++;
+		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
+		steal(s, cpu, COST_IPI_HANDLE, cm->ipi_handler_ns + work);
+		if (full)
+			tlb_full_flush_refill(s, cpu);
+	}
+	if (nr)
+		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr * cm->ipi_send_per_cpu_ns +
+					   cm->ipi_latency_ns + cm->ipi_handler_ns + work);
+	if (cpumask_test_cpu(self, mask)) {
+		charge(s, COST_FLUSH_LOCAL, work);
+		if (full) {
+			count_vm_event(s, NR_TLB_LOCAL_FLUSH_ALL);
+			tlb_full_flush_refill(s, self);
+		} else {
+			count_vm_events(s, NR_TLB_LOCAL_FLUSH_ONE, nr_pages);
+		}
+	}
+}
+
+void riscv_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
+			      unsigned stride_shift, bool freed_tables)
+{
+	struct sim *s = mm->sim;
+	(void)freed_tables;
+	mm->tlb_gen++;
+	bool full = end == TLB_FLUSH_ALL ||
+		    ((end - start) >> stride_shift) > (uint64_t)s->m.tlb_single_page_flush_ceiling;
+	riscv_ipi_round(s, &mm->cpumask, full, full ? 0 : (end - start) >> stride_shift);
+}
+
+void riscv_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
+				uint64_t start, uint64_t end)
+{
+	(void)start; (void)end;
+	mm->tlb_gen++;
+	cpumask_or(&b->cpumask, &b->cpumask, &mm->cpumask);
+}
+
+void riscv_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
+{
+	s->st.batch_flushes++;
+	if (!cpumask_empty(&b->cpumask))
+		riscv_ipi_round(s, &b->cpumask, true, 0);
+	cpumask_clear(&b->cpumask);
+}

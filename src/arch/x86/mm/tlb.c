@@ -1,0 +1,227 @@
+/* x86 TLB shootdowns, after arch/x86/mm/tlb.c and
+ * arch/x86/include/asm/tlbflush.h (linux-next, early 2026: INVLPGB global
+ * ASIDs and batch->unmapped_pages from the v6.15 series included).
+ *
+ * Left out: PCID/ASID recycling and the dynamic-ASID cache, trim_cpumask
+ * (the seed's threads never leave their CPUs, so mm_cpumask holds no stale
+ * bits), secondary-MMU notifiers, paravirt flush hooks, the tracepoints
+ * (issue 5).  A CPU's TLB state is its loaded mm and the tlb_gen it is up to
+ * date with; a flush is a state change plus the time it costs. */
+#include "asm/tlbflush.h"
+#include "sim/sim.h"
+
+struct flush_tlb_info {
+	struct mm_struct *mm;     /* NULL for a batch flush */
+	uint64_t start, end;
+	unsigned stride_shift;
+	bool freed_tables;
+	uint64_t new_tlb_gen;     /* 0 = TLB_GENERATION_INVALID */
+	int initiating_cpu;
+};
+
+/* x86 pte_accessible (arch/x86/include/asm/pgtable.h): present, or PROT_NONE
+ * while a flush is pending on the mm. */
+bool x86_pte_accessible(struct mm_struct *mm, pte_t pte)
+{
+	if (pte & PTE_PRESENT)
+		return true;
+	if ((pte & PTE_PROTNONE) && mm->tlb_flush_pending)
+		return true;
+	return false;
+}
+
+/* Defer only if another CPU may hold the mm's translations. */
+bool x86_tlbbatch_should_defer(struct mm_struct *mm)
+{
+	return cpumask_any_but(&mm->cpumask, mm->sim->cpu);
+}
+
+void x86_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
+			      uint64_t start, uint64_t end)
+{
+	(void)start; (void)end; /* x86 ignores the range: the flush is full */
+	mm->tlb_gen++;          /* inc_mm_tlb_gen */
+	cpumask_or(&b->cpumask, &b->cpumask, &mm->cpumask);
+	b->unmapped_pages = true;
+}
+
+void tlb_full_flush_refill(struct sim *s, int cpu)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	uint64_t now = sim_now(s);
+	double full = machine_tlb_refill_ns(&s->m);
+	/* A TLB flushed a moment ago holds only what was refilled since, and
+	 * refilling runs at about one walk per entry: cap by the time elapsed. */
+	double since = (double)(now - c->last_full_flush);
+	steal(s, cpu, COST_TLB_REFILL, since < full ? since : full);
+	c->last_full_flush = now;
+}
+
+/* flush_tlb_func: runs on every targeted CPU, the initiator included. */
+static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	bool local = cpu == f->initiating_cpu;
+	struct mm_struct *loaded = c->loaded_mm;
+
+	if (!local) {
+		c->irq_tlb_count++;
+		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
+	}
+	if (f->mm && f->mm != loaded) {
+		if (f->mm)
+			cpumask_clear_cpu(cpu, &f->mm->cpumask);
+		return;
+	}
+	if (!loaded || loaded->global_asid)
+		return;
+	if (c->is_lazy) {
+		c->loaded_mm = NULL; /* switch to init_mm */
+		return;
+	}
+	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
+		return;
+	uint64_t mm_gen = loaded->tlb_gen;
+	if (c->loaded_gen == mm_gen)
+		return;
+
+	double cost;
+	if (f->end != TLB_FLUSH_ALL && f->new_tlb_gen == c->loaded_gen + 1 &&
+	    f->new_tlb_gen == mm_gen) {
+		unsigned long nr = (f->end - f->start) >> f->stride_shift;
+		cost = (double)nr * s->m.cost.invlpg_ns;
+		if (local)
+			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += nr;
+	} else {
+		cost = s->m.cost.cr3_flush_ns;
+		if (local)
+			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
+		tlb_full_flush_refill(s, cpu);
+	}
+	if (local)
+		charge(s, COST_FLUSH_LOCAL, cost);
+	else
+		steal(s, cpu, COST_IPI_HANDLE, cost);
+	c->loaded_gen = mm_gen;
+}
+
+/* should_flush_tlb: the on_each_cpu_cond_mask() filter. */
+static bool should_flush_tlb(struct sim *s, int cpu, const struct flush_tlb_info *f)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	if (c->is_lazy)
+		return false;
+	if (!f->mm)
+		return true;
+	return c->loaded_mm == f->mm;
+}
+
+/* native_flush_tlb_multi: IPI the targets, run the callback locally too,
+ * wait for every receiver.  The initiator pays a per-target send cost and
+ * the delivery and handling time of the round; each receiver pays its
+ * interrupt. */
+static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
+			    const struct flush_tlb_info *f)
+{
+	const struct cost_model *cm = &s->m.cost;
+	int self = s->cpu, cpu, nr_ipis = 0;
+	bool all = f->freed_tables;
+
+	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
+	s->st.flush_rounds++;
+	for_each_cpu(cpu, mask) {
+		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f)))
+			continue;
+		nr_ipis++;
+		steal(s, cpu, COST_IPI_HANDLE, cm->ipi_handler_ns);
+		flush_tlb_func(s, cpu, f);
+	}
+	if (nr_ipis)
+		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
+					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
+	if (cpumask_test_cpu(self, mask))
+		flush_tlb_func(s, self, f);
+}
+
+/* broadcast_tlb_flush (INVLPGB): no IPIs, no counters; every CPU running the
+ * mm loses the range. */
+static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
+{
+	int cpu;
+	bool full = f->end == TLB_FLUSH_ALL;
+	s->st.broadcasts++;
+	charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
+	for_each_cpu(cpu, &f->mm->cpumask) {
+		struct cpu_state *c = &s->cpus[cpu];
+		if (c->loaded_mm != f->mm)
+			continue;
+		if (full)
+			tlb_full_flush_refill(s, cpu);
+		c->loaded_gen = f->mm->tlb_gen;
+	}
+}
+
+/* consider_global_asid: sample about 1/32 of flushes and give the mm a
+ * global ASID when more than three CPUs run it (INVLPGB machines only). */
+static void consider_global_asid(struct sim *s, struct mm_struct *mm)
+{
+	if (s->m.engine != FLUSH_X86_INVLPGB || mm->global_asid)
+		return;
+	if ((s->current ? (uint64_t)s->current->pid : 0) % 32 != jiffies(s) % 32)
+		return;
+	if (cpumask_weight(&mm->cpumask) > 3)
+		mm->global_asid = true;
+}
+
+void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
+			    unsigned stride_shift, bool freed_tables)
+{
+	struct sim *s = mm->sim;
+	struct flush_tlb_info f = {
+		.mm = mm, .start = start, .end = end, .stride_shift = stride_shift,
+		.freed_tables = freed_tables, .initiating_cpu = s->cpu,
+	};
+
+	f.new_tlb_gen = ++mm->tlb_gen;
+	if (end != TLB_FLUSH_ALL &&
+	    ((end - start) >> stride_shift) > (uint64_t)s->m.tlb_single_page_flush_ceiling) {
+		f.start = 0;
+		f.end = TLB_FLUSH_ALL;
+	}
+	if (mm->global_asid) {
+		broadcast_tlb_flush(s, &f);
+	} else if (cpumask_any_but(&mm->cpumask, s->cpu)) {
+		flush_tlb_multi(s, &mm->cpumask, &f);
+		consider_global_asid(s, mm);
+	} else if (s->cpus[s->cpu].loaded_mm == mm) {
+		flush_tlb_func(s, s->cpu, &f);
+	}
+}
+
+void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
+{
+	struct flush_tlb_info f = {
+		.mm = NULL, .start = 0, .end = TLB_FLUSH_ALL, .stride_shift = 0,
+		.freed_tables = false, .new_tlb_gen = 0, .initiating_cpu = s->cpu,
+	};
+
+	s->st.batch_flushes++;
+	if (s->m.engine == FLUSH_X86_INVLPGB && b->unmapped_pages) {
+		/* invlpgb_flush_all_nonglobals: every CPU drops every user entry */
+		s->st.broadcasts++;
+		charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
+		for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
+			struct cpu_state *c = &s->cpus[cpu];
+			if (c->loaded_mm) {
+				tlb_full_flush_refill(s, cpu);
+				c->loaded_gen = c->loaded_mm->tlb_gen;
+			}
+		}
+		b->unmapped_pages = false;
+	} else if (cpumask_any_but(&b->cpumask, s->cpu)) {
+		flush_tlb_multi(s, &b->cpumask, &f);
+	} else if (cpumask_test_cpu(s->cpu, &b->cpumask)) {
+		flush_tlb_func(s, s->cpu, &f);
+	}
+	cpumask_clear(&b->cpumask);
+}

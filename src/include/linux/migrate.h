@@ -1,0 +1,47 @@
+/* mm/migrate.c: the migration core, stepped in two halves so simulated time
+ * passes between the unmap (and its TLB flush) and the move (the copy). */
+#ifndef NUMASIM_MIGRATE_H
+#define NUMASIM_MIGRATE_H
+
+#include <stdbool.h>
+
+#include "linux/mm_types.h"
+
+enum migrate_mode { MIGRATE_ASYNC, MIGRATE_SYNC_LIGHT, MIGRATE_SYNC };
+enum migrate_reason { MR_COMPACTION, MR_SYSCALL, MR_NUMA_MISPLACED, MR_DEMOTION };
+
+#define NR_MAX_BATCHED_MIGRATION HPAGE_PMD_NR
+#define NR_MAX_MIGRATE_PAGES_RETRY 10
+#define NR_MAX_MIGRATE_ASYNC_RETRY 3
+#define NR_MAX_MIGRATE_SYNC_RETRY (NR_MAX_MIGRATE_PAGES_RETRY - NR_MAX_MIGRATE_ASYNC_RETRY)
+#define MAX_MIGRATE_FOLIOS 1024
+
+enum folio_mig_state { MIG_PENDING, MIG_UNMAPPED, MIG_DONE, MIG_FAILED };
+
+/* migrate_pages()'s lists, carried across the two halves. */
+struct migrate_ctx {
+	struct folio folios[MAX_MIGRATE_FOLIOS];
+	unsigned char state[MAX_MIGRATE_FOLIOS];
+	int nr;
+	int target_nid;
+	enum migrate_mode mode;
+	enum migrate_reason reason;
+	unsigned long nr_succeeded, nr_failed_pages;
+	int batch_start, batch_end;  /* the batch of the current migrate_pages_batch() */
+	bool setup_prepaid;          /* the caller's step already charged migrate_setup_ns */
+};
+
+struct sim;
+int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
+				    struct vm_area_struct *vma, int node);
+/* migrate_pages: set up @ctx for the folios and run the first batch's unmap
+ * phase and flush.  migrate_pages_finish() runs the move phase of each batch
+ * (and the unmap of the next) and the final accounting; returns the number
+ * of folios not migrated. */
+void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx);
+int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx);
+/* migrate_misplaced_folio halves: the unmap, then the move and counters. */
+void migrate_misplaced_folio_begin(struct sim *s, struct migrate_ctx *ctx, struct folio folio, int node);
+int migrate_misplaced_folio_end(struct sim *s, struct migrate_ctx *ctx);
+
+#endif

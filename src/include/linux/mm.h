@@ -1,0 +1,78 @@
+/* Prototypes of the modelled mm paths, grouped by kernel file under mm/. */
+#ifndef NUMASIM_MM_H
+#define NUMASIM_MM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "linux/mm_types.h"
+
+struct sim;
+
+enum ttu_flags {
+	TTU_SPLIT_HUGE_PMD = 0x4,
+	TTU_BATCH_FLUSH = 0x20,
+};
+
+#define MM_CP_PROT_NUMA 0x2
+
+/* mm/rmap.c */
+bool should_defer_flush(struct mm_struct *mm, enum ttu_flags flags);
+void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t start, uint64_t end);
+/* Returns true if it flushed (the kernel's returns void; the model counts). */
+bool flush_tlb_batched_pending(struct mm_struct *mm);
+void try_to_unmap_flush(struct sim *s);
+bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t addr,
+			enum ttu_flags flags);
+void try_to_migrate(struct sim *s, struct folio folio, enum ttu_flags flags);
+void remove_migration_ptes(struct sim *s, struct folio folio);
+/* rmap walk helper: the address of store page @idx in @vma, or 0 if unmapped there. */
+uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx);
+
+/* mm/pgtable-generic.c */
+pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep);
+
+/* mm/mmu_gather.c and include/asm-generic/tlb.h */
+void inc_tlb_flush_pending(struct mm_struct *mm);
+void dec_tlb_flush_pending(struct mm_struct *mm);
+static inline bool mm_tlb_flush_pending(struct mm_struct *mm) { return mm->tlb_flush_pending > 0; }
+static inline bool mm_tlb_flush_nested(struct mm_struct *mm) { return mm->tlb_flush_pending > 1; }
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
+void tlb_flush_pte_range(struct mmu_gather *tlb, uint64_t address, uint64_t size);
+void tlb_flush_pmd_range(struct mmu_gather *tlb, uint64_t address, uint64_t size);
+void tlb_finish_mmu(struct mmu_gather *tlb);
+
+/* mm/mprotect.c */
+long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
+		      uint64_t end, unsigned long cp_flags);
+/* One PMD of change_protection(): a huge PMD or a PTE table.  The model
+ * steps the walk one PMD at a time so simulated time passes between tables. */
+long change_pmd_step(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
+		     uint64_t end, unsigned long cp_flags, long *huge_updates);
+long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t start,
+		       uint64_t end, unsigned long cp_flags);
+
+/* mm/mempolicy.c */
+unsigned long change_prot_numa(struct vm_area_struct *vma, uint64_t start, uint64_t end);
+bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
+			     bool is_private_single_threaded);
+int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr);
+
+/* mm/memory.c */
+struct vm_fault {
+	struct vm_area_struct *vma;
+	uint64_t address;
+	pte_t orig_pte;
+};
+/* The first half of do_numa_page, up to the PTL drop; returns true if a
+ * migration was started (the task's fault context holds its state) and the
+ * fault continues in do_numa_page_migrated(). */
+bool do_numa_page(struct vm_fault *vmf);
+void do_numa_page_migrated(struct sim *s, bool migrated);
+void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
+				 uint64_t addr, pte_t *ptep, bool writable);
+void numa_rebuild_large_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
+				struct folio folio, pte_t *ptep, bool ignore_writable,
+				bool pte_write_upgrade);
+
+#endif

@@ -1,0 +1,226 @@
+/* The memory-management state the modelled kernel paths read and write.
+ *
+ * Layout follows the kernel's split: a PTE per 4 KiB virtual page of a VMA
+ * (one byte here), and a folio store for the physical pages behind it (node,
+ * flags, mapcount, last_cpupid: seven bytes a page).  Several VMAs, in one
+ * or several mms, may map the same folio store (MAP_SHARED), so a physical
+ * page has one folio record and one PTE per mapping.  A folio of order N
+ * covers 2^N naturally aligned pages of its store; every page of it carries
+ * the same order and node, and the head page holds the folio's flags. */
+#ifndef NUMASIM_MM_TYPES_H
+#define NUMASIM_MM_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "linux/cpumask.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ul << PAGE_SHIFT)
+#define PMD_SHIFT 21
+#define PMD_SIZE (1ul << PMD_SHIFT)
+#define PTRS_PER_PTE 512
+#define HPAGE_PMD_NR 512
+#define HPAGE_PMD_ORDER 9
+#define TLB_FLUSH_ALL (~0ul)
+
+/* ---- PTE: one byte per virtual page ------------------------------------
+ * x86 encoding in the model's terms: PROT_NONE is "not hardware-present but
+ * PROTNONE", so pte_present() is PRESENT|PROTNONE, pte_protnone() is
+ * PROTNONE alone.  A migration entry is a non-present swap-type entry. */
+#define PTE_PRESENT 0x01   /* _PAGE_PRESENT */
+#define PTE_PROTNONE 0x02  /* _PAGE_PROTNONE: NUMA hinting */
+#define PTE_MIGRATION 0x04 /* migration entry (non-present) */
+#define PTE_WRITE 0x08
+#define PTE_YOUNG 0x10
+#define PTE_DIRTY 0x20
+/* Not a kernel bit: the workload's hot-set membership of this page, kept in
+ * the spare bit so the fault process can find hot PROT_NONE pages fast. */
+#define PTE_SIM_HOT 0x40
+
+typedef uint8_t pte_t;
+
+static inline bool pte_none(pte_t p)
+{
+	return !(p & (PTE_PRESENT | PTE_PROTNONE | PTE_MIGRATION));
+}
+static inline bool pte_present(pte_t p) { return p & (PTE_PRESENT | PTE_PROTNONE); }
+static inline bool pte_protnone(pte_t p)
+{
+	return (p & (PTE_PRESENT | PTE_PROTNONE)) == PTE_PROTNONE;
+}
+static inline bool pte_write(pte_t p) { return p & PTE_WRITE; }
+static inline bool pte_dirty(pte_t p) { return p & PTE_DIRTY; }
+static inline bool pte_young(pte_t p) { return p & PTE_YOUNG; }
+static inline bool is_migration_entry(pte_t p) { return p & PTE_MIGRATION; }
+
+/* ---- folio store: the physical pages behind one or more VMAs ----------- */
+#define FOLIO_ISOLATED 0x01 /* off the LRU, owned by a migration */
+#define FOLIO_LOCKED 0x02
+#define FOLIO_DIRTY 0x04
+#define FOLIO_PINNED 0x08   /* folio_maybe_dma_pinned */
+#define FOLIO_ORDER_SHIFT 4 /* bits 4..7: folio order 0..9 */
+
+#define LAST_CPUPID_UNSET 0xffffffffu
+
+struct vm_area_struct;
+
+struct folio_store {
+	uint64_t nr_pages;
+	uint8_t *nid;          /* node of each page (equal within a folio) */
+	uint8_t *flags;        /* FOLIO_* on the head page, order on every page */
+	uint8_t *mapcount;     /* number of PTE mappings of each page */
+	uint32_t *last_cpupid; /* (cpu << 8) | (pid & 0xff); head page */
+	bool anon;
+	struct vm_area_struct **mappers; /* the VMAs mapping this store (rmap) */
+	int nr_mappers;
+};
+
+/* A folio is named by its store and head index. */
+struct folio {
+	struct folio_store *fs;
+	uint64_t idx;
+};
+
+static inline unsigned folio_order(struct folio f)
+{
+	return f.fs->flags[f.idx] >> FOLIO_ORDER_SHIFT;
+}
+static inline unsigned long folio_nr_pages(struct folio f)
+{
+	return 1ul << folio_order(f);
+}
+static inline int folio_nid(struct folio f) { return f.fs->nid[f.idx]; }
+static inline bool folio_test_large(struct folio f) { return folio_order(f) > 0; }
+static inline bool folio_test_anon(struct folio f) { return f.fs->anon; }
+static inline bool folio_test_dirty(struct folio f)
+{
+	return f.fs->flags[f.idx] & FOLIO_DIRTY;
+}
+static inline bool folio_maybe_dma_pinned(struct folio f)
+{
+	return f.fs->flags[f.idx] & FOLIO_PINNED;
+}
+/* folio_maybe_mapped_shared: mapped by more than one process (any page). */
+bool folio_maybe_mapped_shared(struct folio f);
+struct folio page_folio(struct folio_store *fs, uint64_t idx);
+
+/* ---- page tables ------------------------------------------------------- */
+
+/* One PTE table (512 PTEs, 2 MiB of a VMA).  The PROT_NONE bitmaps split by
+ * the workload's hot bit are derived state that lets the fault process pick
+ * the k-th PROT_NONE page in O(8) words; set_pte_at() keeps them in step. */
+struct pte_table {
+	uint64_t protnone_hot[8];
+	uint64_t protnone_cold[8];
+	uint16_t nr_protnone_hot, nr_protnone_cold;
+	uint16_t nr_hot;         /* hot pages in the table (workload) */
+	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
+	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
+	int32_t owner;           /* index of the thread whose slice this is, or -1 */
+	uint32_t timer;          /* engine timer id of the next hint fault here */
+	uint32_t rng_ctr;        /* draws made from this table's random stream */
+	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
+};
+
+#define VM_READ 0x1ul
+#define VM_WRITE 0x2ul
+#define VM_EXEC 0x4ul
+#define VM_SHARED 0x8ul
+#define VM_HUGETLB 0x10ul
+#define VM_MIXEDMAP 0x20ul
+#define VM_PFNMAP 0x40ul
+
+/* vma->numab_state (v6.4+, kernel/sched/fair.c) */
+struct vma_numab_state {
+	bool valid;
+	uint64_t next_scan;          /* jiffies */
+	uint64_t pids_active_reset;  /* jiffies */
+	uint64_t pids_active[2];
+	int start_scan_seq;
+	int prev_scan_seq;
+};
+
+struct mm_struct;
+
+struct vm_area_struct {
+	struct mm_struct *vm_mm;
+	uint64_t vm_start, vm_end;     /* bytes, page aligned */
+	unsigned long vm_flags;
+	bool mof;                      /* policy has MPOL_F_MOF (default policy) */
+	struct folio_store *store;
+	uint64_t store_pgoff;          /* first store page mapped at vm_start */
+	pte_t *ptes;                   /* one per page */
+	struct pte_table *tables;      /* one per 2 MiB */
+	uint32_t nr_tables;
+	uint32_t first_table_id;       /* global table index of tables[0] */
+	int region;                    /* workload region this VMA belongs to */
+	struct vma_numab_state numab;
+};
+
+static inline uint64_t vma_pages(const struct vm_area_struct *v)
+{
+	return (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+}
+
+/* ---- per-task unmap batch (include/linux/mm_types_task.h) -------------- */
+struct arch_tlbflush_unmap_batch {
+	struct cpumask cpumask;   /* x86, riscv */
+	bool unmapped_pages;      /* x86 v6.15+ */
+	uint32_t nr_tlbi;         /* arm64: TLBIs issued without DSB */
+};
+
+struct mm_struct;
+
+struct tlbflush_unmap_batch {
+	struct arch_tlbflush_unmap_batch arch;
+	bool flush_required;
+	bool writable;
+	/* flush-side patch: the mm and pending generation the batch covers */
+	struct mm_struct *flushed_mm;
+	uint32_t pending_gen;
+};
+
+/* ---- mm_struct ----------------------------------------------------------- */
+#define TLB_FLUSH_BATCH_FLUSHED_SHIFT 16
+#define TLB_FLUSH_BATCH_PENDING_MASK ((1u << (TLB_FLUSH_BATCH_FLUSHED_SHIFT - 1)) - 1)
+#define TLB_FLUSH_BATCH_PENDING_LARGE (TLB_FLUSH_BATCH_PENDING_MASK / 2)
+
+struct sim;
+
+struct mm_struct {
+	struct sim *sim;
+	int id;
+	int tlb_flush_pending;         /* open mmu_gathers */
+	uint32_t tlb_flush_batched;    /* pending gen | flushed gen << 16 */
+	uint64_t tlb_gen;              /* x86 mm->context.tlb_gen */
+	bool global_asid;              /* x86 INVLPGB broadcast ASID */
+	struct cpumask cpumask;        /* mm_cpumask */
+	struct vm_area_struct *vmas;
+	int nr_vmas;
+	int mm_users;
+	uint64_t rss_pages;
+	/* NUMA balancing (kernel/sched/fair.c) */
+	uint64_t numa_next_scan;       /* jiffies */
+	int numa_scan_seq;
+	uint64_t numa_scan_offset;     /* address */
+	/* simulator bookkeeping */
+	bool scan_pass_running;
+	uint64_t scan_pass_start;      /* ns */
+	struct vm_area_struct *scan_vma; /* chunk being scanned, if a gather is open */
+	uint64_t scan_chunk_start, scan_chunk_end;
+	uint64_t nr_threads;
+};
+
+/* ---- mmu_gather (include/asm-generic/tlb.h) ------------------------------ */
+struct mmu_gather {
+	struct mm_struct *mm;
+	uint64_t start, end;
+	bool fullmm;
+	bool need_flush_all;
+	bool freed_tables;
+	bool cleared_ptes, cleared_pmds;
+	uint64_t opened_at;            /* ns, for the instrumentation figures */
+};
+
+#endif

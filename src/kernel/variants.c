@@ -1,0 +1,115 @@
+/* The table of kernel bases and patches (see variants.h). */
+#include "kernel/variants.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct base_def {
+	const char *name;
+	const char *what;
+	void (*apply)(struct kernel_config *k);
+};
+
+struct patch_def {
+	const char *name;
+	const char *what;
+	void (*apply)(struct kernel_config *k);
+};
+
+static void base_v5_12(struct kernel_config *k)
+{
+	(void)k; /* hint fault remaps before migrating; unbatched migration flush */
+}
+
+static void base_v5_15(struct kernel_config *k)
+{
+	k->numa_delay_mapping = true;
+	k->flush_pending_dsb_only = true;
+}
+
+static void base_v6_3(struct kernel_config *k)
+{
+	base_v5_15(k);
+	k->migrate_batch_flush = true;
+}
+
+static void base_v6_4(struct kernel_config *k)
+{
+	base_v6_3(k);
+	k->ubc_accessible_gate = true;
+	k->vma_scan_filter = true;
+}
+
+static void base_v7_3(struct kernel_config *k)
+{
+	base_v6_4(k);
+	k->flush_pending_dsb_only = false; /* 4b634918384c, then flush_tlb_mm on every arch */
+}
+
+static const struct base_def bases[] = {
+	{ "v5.12", "hint fault restores the PTE before migrating; ptep_clear_flush per PTE", base_v5_12 },
+	{ "v5.15", "b99a342d4f11: PTE stays PROT_NONE while the fault migrates; no batched flush", base_v5_15 },
+	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
+	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
+	{ "v7.3", "as v6.4; arm64 flush_tlb_batched_pending does flush_tlb_mm (4b634918384c)", base_v7_3 },
+};
+
+static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }
+static void patch_single_folio_v2(struct kernel_config *k) { k->single_folio_v2 = true; }
+static void patch_flush_side(struct kernel_config *k) { k->flush_side = true; }
+static void patch_mthp_numa(struct kernel_config *k) { k->mthp_numa = true; }
+
+static const struct patch_def patches[] = {
+	{ "single-folio-v1", "migrate_pages_batch: no TTU_BATCH_FLUSH when reason == MR_NUMA_MISPLACED", patch_single_folio_v1 },
+	{ "single-folio-v2", "migrate_folio_unmap: no TTU_BATCH_FLUSH for a lone, small, unshared folio", patch_single_folio_v2 },
+	{ "flush-side", "try_to_unmap_flush advances the mm's flushed generation", patch_flush_side },
+	{ "mthp-numa", "PTE-mapped large folios are scanned and migrated by hint faults", patch_mthp_numa },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, size_t errlen)
+{
+	char buf[256];
+	if (strlen(name) >= sizeof(buf) || strlen(name) >= sizeof(cfg->name)) {
+		snprintf(err, errlen, "kernel name too long");
+		return -1;
+	}
+	memset(cfg, 0, sizeof(*cfg));
+	strcpy(cfg->name, name);
+	strcpy(buf, name);
+
+	char *save = NULL;
+	char *tok = strtok_r(buf, "+", &save);
+	const struct base_def *base = NULL;
+	for (size_t i = 0; tok && i < ARRAY_SIZE(bases); i++)
+		if (!strcmp(tok, bases[i].name))
+			base = &bases[i];
+	if (!base) {
+		snprintf(err, errlen, "unknown kernel base '%s' (see 'numasim kernels')", tok ? tok : "");
+		return -1;
+	}
+	base->apply(cfg);
+	while ((tok = strtok_r(NULL, "+", &save))) {
+		const struct patch_def *p = NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
+			if (!strcmp(tok, patches[i].name))
+				p = &patches[i];
+		if (!p) {
+			snprintf(err, errlen, "unknown patch '%s' (see 'numasim kernels')", tok);
+			return -1;
+		}
+		p->apply(cfg);
+	}
+	return 0;
+}
+
+void kernel_variants_print(void)
+{
+	printf("Bases:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
+		printf("  %-16s %s\n", bases[i].name, bases[i].what);
+	printf("Patches (append with '+', e.g. v7.3+single-folio-v2):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
+		printf("  %-16s %s\n", patches[i].name, patches[i].what);
+}

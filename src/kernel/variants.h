@@ -1,0 +1,32 @@
+/* Kernel variants: a base version plus named patches, each a switch on the
+ * modelled mechanisms.  A name is "BASE[+PATCH]...", e.g.
+ * "v7.3+single-folio-v2".  Variants live in one table in kernel/variants.c;
+ * adding a base or a patch is a few lines there. */
+#ifndef NUMASIM_VARIANTS_H
+#define NUMASIM_VARIANTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kernel_config {
+	char name[96];
+	/* base-version mechanisms */
+	bool numa_delay_mapping;     /* b99a342d4f11 (v5.13): PTE stays PROT_NONE during migration */
+	bool migrate_batch_flush;    /* 7e12beb8ca2a (v6.3): MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH */
+	bool ubc_accessible_gate;    /* 4d4b6d66db63 (v6.4): no batch for an inaccessible PTE */
+	bool vma_scan_filter;        /* v6.4: per-VMA scan delay and PID filter (numab_state) */
+	bool flush_pending_dsb_only; /* arm64 before 4b634918384c: flush_tlb_batched_pending is a DSB */
+	/* patches */
+	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */
+	bool single_folio_v2;        /* no TTU_BATCH_FLUSH for a lone small unshared folio */
+	bool flush_side;             /* try_to_unmap_flush() advances the flushed generation */
+	bool mthp_numa;              /* PTE-mapped large folios scanned and migrated on hint faults */
+};
+
+/* Parse @name into @cfg.  Returns 0, or -1 with a message in @err. */
+int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, size_t errlen);
+
+/* Print every base and patch, one line each, to stdout. */
+void kernel_variants_print(void);
+
+#endif

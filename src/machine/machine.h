@@ -1,0 +1,93 @@
+/* The simulated machine: topology, memory, flush engine and cost model.
+ * Every default is in machine/costs.c with its source or reasoning. */
+#ifndef NUMASIM_MACHINE_H
+#define NUMASIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "linux/sched.h"
+
+enum flush_engine {
+	FLUSH_X86_IPI,      /* x86, IPIs to mm_cpumask (no INVLPGB) */
+	FLUSH_X86_INVLPGB,  /* x86 with INVLPGB broadcast and global ASIDs */
+	FLUSH_ARM64,        /* broadcast TLBI + DSB, no IPIs */
+	FLUSH_RISCV,        /* IPIs/SBI, full flush, no ASID */
+	NR_FLUSH_ENGINES
+};
+
+extern const char *const flush_engine_names[NR_FLUSH_ENGINES];
+
+/* Costs in nanoseconds unless the name says otherwise. */
+struct cost_model {
+	/* memory */
+	double dram_local_ns;        /* idle load-to-use latency, local node */
+	/* TLB */
+	double page_walk_ns;         /* one TLB-miss walk whose PTE load misses the caches */
+	double cr3_flush_ns;         /* full flush (CR3 write) */
+	double invlpg_ns;            /* one single-page invalidation */
+	/* IPIs (x86, riscv) */
+	double ipi_send_base_ns;     /* smp_call_function_many setup and return */
+	double ipi_send_per_cpu_ns;  /* per target: cond check, csd, ICR write, ack wait */
+	double ipi_latency_ns;       /* delivery to the handler's first instruction */
+	double ipi_handler_ns;       /* receiver: interrupt entry/exit + flush_tlb_func */
+	/* broadcast invalidation */
+	double invlpgb_ns;           /* INVLPGB + TLBSYNC, whole ASID or one range */
+	double tlbi_ns;              /* arm64: one broadcast TLBI (no wait) */
+	double dsb_ns;               /* arm64: DSB ISH waiting for broadcast TLBIs */
+	/* mm paths */
+	double pte_update_ns;        /* change_pte_range: one PTE made PROT_NONE */
+	double pte_skip_ns;          /* change_pte_range: one PTE looked at, skipped */
+	double pte_table_ns;         /* change_pte_range: PTL, pmd walk, lazy-MMU */
+	double gather_ns;            /* tlb_gather_mmu + tlb_finish_mmu bookkeeping */
+	double hint_fault_ns;        /* exception entry/exit + do_numa_page, no migration */
+	double migrate_setup_ns;     /* isolate, allocate dst, lock, rmap walk, unmap */
+	double copy_page_ns;         /* copy 4 KiB when source and destination are local */
+	double remap_ns;             /* remove_migration_ptes, putback, per folio */
+	double ptl_hold_ns;          /* a fault's hold of the PTL */
+};
+
+struct machine {
+	int nr_sockets;
+	int nodes_per_socket;
+	int nr_nodes;
+	int cores_per_node;
+	int threads_per_core;        /* SMT */
+	int nr_cpus;
+	uint64_t mem_per_node_mib;
+	int distance[MAX_NUMNODES][MAX_NUMNODES];
+	enum flush_engine engine;
+	int tlb_entries;             /* second-level TLB entries for 4 KiB pages */
+	int tlb_single_page_flush_ceiling;
+	int hz;                      /* scheduler tick */
+	struct cost_model cost;
+};
+
+/* Fill @m with the seed machine (2 sockets, 384 CPUs, x86 without INVLPGB). */
+void machine_defaults(struct machine *m);
+/* Derive nr_nodes, nr_cpus and default distances; returns NULL if valid, else
+ * a message naming what is impossible. */
+const char *machine_finish(struct machine *m);
+
+/* Linux enumerates the first thread of every core, socket by socket, then
+ * the SMT siblings: cpu -> core -> node. */
+static inline int machine_cpu_node(const struct machine *m, int cpu)
+{
+	int cores = m->nr_nodes * m->cores_per_node;
+	return (cpu % cores) / m->cores_per_node;
+}
+
+/* DRAM latency from a CPU on @from to memory on @to: the SLIT distance is a
+ * relative latency (10 = local). */
+static inline double machine_mem_latency(const struct machine *m, int from, int to)
+{
+	return m->cost.dram_local_ns * m->distance[from][to] / 10.0;
+}
+
+/* Cost of refilling a full TLB after a flush. */
+static inline double machine_tlb_refill_ns(const struct machine *m)
+{
+	return m->tlb_entries * m->cost.page_walk_ns;
+}
+
+#endif

@@ -1,0 +1,20 @@
+/* Folio lookups over the folio store (include/linux/mm.h helpers). */
+#include "linux/mm_types.h"
+
+struct folio page_folio(struct folio_store *fs, uint64_t idx)
+{
+	unsigned order = fs->flags[idx] >> FOLIO_ORDER_SHIFT;
+	struct folio f = { fs, idx & ~((1ull << order) - 1) };
+	return f;
+}
+
+/* folio_maybe_mapped_shared: may a page of the folio be mapped by more than
+ * one process?  The model counts mappings per page, as the old mapcount did. */
+bool folio_maybe_mapped_shared(struct folio f)
+{
+	unsigned long nr = folio_nr_pages(f);
+	for (unsigned long i = 0; i < nr; i++)
+		if (f.fs->mapcount[f.idx + i] > 1)
+			return true;
+	return false;
+}

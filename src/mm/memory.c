@@ -1,0 +1,179 @@
+/* NUMA hinting faults, after mm/memory.c:do_numa_page and its helpers
+ * (linux-next, early 2026; numa_migrate_check was numa_migrate_prep before
+ * v6.12).
+ *
+ * do_numa_page runs in two parts: up to the PTL drop (here, at the fault's
+ * time), and after migrate_misplaced_folio returns (do_numa_page_migrated,
+ * when the simulated migration is done).  The PTL is modelled as the time
+ * until which a table is held (pte_table.ptl_free_at).
+ * Left out: the write-protect fault that follows a delayed mapping, zone
+ * device folios, the huge-PMD fault (do_huge_pmd_numa_page: see
+ * docs/model.md), memory tiering. */
+#include "asm/tlbflush.h"
+#include "linux/migrate.h"
+#include "linux/mm.h"
+#include "linux/sched/numa_balancing.h"
+#include "sim/sim.h"
+
+static void ptl_lock(struct sim *s, struct pte_table *t)
+{
+	uint64_t now = sim_now(s);
+	if (t->ptl_free_at > now)
+		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - now));
+}
+
+static void ptl_unlock(struct sim *s, struct pte_table *t)
+{
+	t->ptl_free_at = sim_now(s);
+}
+
+/* can_change_pte_writable, for the model's mappings: a writable VMA's
+ * exclusive anonymous page, or a shared writable mapping. */
+static bool pte_writable_after_fault(struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_WRITE;
+}
+
+/* numa_rebuild_single_mapping: restore the PTE from vm_page_prot, young,
+ * writable if allowed.  A permission upgrade: no flush. */
+void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
+				 uint64_t addr, pte_t *ptep, bool writable)
+{
+	(void)vmf;
+	pte_t pte = PTE_PRESENT | PTE_YOUNG | (*ptep & (PTE_DIRTY | PTE_SIM_HOT));
+	if (writable)
+		pte |= PTE_WRITE;
+	set_pte_at(vma->vm_mm, addr, ptep, pte);
+}
+
+/* numa_rebuild_large_mapping: restore every PROT_NONE PTE of the folio that
+ * lies in this VMA and this PTE table. */
+void numa_rebuild_large_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
+				struct folio folio, pte_t *ptep, bool ignore_writable,
+				bool pte_write_upgrade)
+{
+	uint64_t table = vmf->address & ~(PMD_SIZE - 1);
+	(void)ptep;
+	for (unsigned long i = 0; i < folio_nr_pages(folio); i++) {
+		uint64_t a = vma_address(vma, folio.idx + i);
+		if (!a || (a & ~(PMD_SIZE - 1)) != table)
+			continue;
+		pte_t *p = &vma->ptes[pte_index(vma, a)];
+		if (!pte_protnone(*p))
+			continue;
+		bool writable = !ignore_writable && pte_write_upgrade;
+		numa_rebuild_single_mapping(vmf, vma, a, p, writable);
+	}
+}
+
+/* numa_migrate_check: flags, last_cpupid, the counters, the VMA's PID bit,
+ * and the policy's verdict. */
+static int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf,
+			      int *flags, bool writable, int *last_cpupid)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	if (!writable)
+		*flags |= TNF_NO_GROUP;
+	if (folio_maybe_mapped_shared(folio) && (vma->vm_flags & VM_SHARED))
+		*flags |= TNF_SHARED;
+	*last_cpupid = (int)folio.fs->last_cpupid[folio.idx];
+	vma_set_access_pid_bit(s, vma);
+	count_vm_event(s, NUMA_HINT_FAULTS);
+	if (folio_nid(folio) == numa_node_id(s)) {
+		count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
+		*flags |= TNF_FAULT_LOCAL;
+	}
+	return mpol_misplaced(folio, vma, vmf->address);
+}
+
+static void rebuild_mapping(struct vm_fault *vmf, struct folio folio, pte_t *ptep,
+			    bool writable, bool ignore_writable)
+{
+	if (folio_test_large(folio))
+		numa_rebuild_large_mapping(vmf, vmf->vma, folio, ptep, ignore_writable, writable);
+	else
+		numa_rebuild_single_mapping(vmf, vmf->vma, vmf->address, ptep, writable);
+}
+
+bool do_numa_page(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct sim *s = vma->vm_mm->sim;
+	struct task_struct *p = s->current;
+	struct pte_table *t = pte_table_of(vma, vmf->address);
+	pte_t *ptep = &vma->ptes[pte_index(vma, vmf->address)];
+	int flags = 0, last_cpupid = (int)LAST_CPUPID_UNSET, target;
+	bool writable;
+
+	ptl_lock(s, t);
+	charge(s, COST_HINT_FAULT, s->m.cost.hint_fault_ns);
+	if (*ptep != vmf->orig_pte || !pte_protnone(*ptep)) {
+		ptl_unlock(s, t); /* raced with another fault: nothing to do */
+		return false;
+	}
+	writable = pte_writable_after_fault(vma);
+	struct folio folio = page_folio(vma->store, vma_store_idx(vma, vmf->address));
+	int nid = folio_nid(folio);
+	int nr_pages = (int)folio_nr_pages(folio);
+
+	/* Before the mthp-numa series: "TODO: handle PTE-mapped THP" */
+	if (!s->k.mthp_numa && folio_test_large(folio) && !t->pmd_huge)
+		goto out_map;
+	target = numa_migrate_check(s, folio, vmf, &flags, writable, &last_cpupid);
+	if (target == NUMA_NO_NODE)
+		goto out_map;
+	if (migrate_misplaced_folio_prepare(s, folio, vma, target)) {
+		flags |= TNF_MIGRATE_FAIL;
+		goto out_map;
+	}
+	/* v5.12 and older remapped first, then migrated a present PTE; since
+	 * b99a342d4f11 the PTE stays PROT_NONE until the migration remaps it */
+	if (!s->k.numa_delay_mapping) {
+		rebuild_mapping(vmf, folio, ptep, writable, false);
+		workload_rearm_table(s, vma, t);
+	}
+	ptl_unlock(s, t);
+	p->fault = (struct numa_fault_ctx){
+		.vma = vma, .addr = vmf->address, .folio = folio, .target_nid = target,
+		.last_cpupid = last_cpupid, .flags = flags, .folio_nid_at_fault = nid,
+		.nr_pages = nr_pages, .fault_time = s->t0,
+	};
+	return true;
+
+out_map:
+	rebuild_mapping(vmf, folio, ptep, writable, false);
+	ptl_unlock(s, t);
+	workload_rearm_table(s, vma, t);
+	task_numa_fault(s, last_cpupid, nid, nr_pages, flags);
+	return false;
+}
+
+void do_numa_page_migrated(struct sim *s, bool migrated)
+{
+	struct numa_fault_ctx *f = &s->current->fault;
+	struct vm_area_struct *vma = f->vma;
+
+	if (migrated) {
+		f->flags |= TNF_MIGRATED;
+		task_numa_fault(s, f->last_cpupid, f->target_nid, f->nr_pages, f->flags);
+		return;
+	}
+	f->flags |= TNF_MIGRATE_FAIL;
+	if (!s->k.numa_delay_mapping) {
+		task_numa_fault(s, f->last_cpupid, f->folio_nid_at_fault, f->nr_pages, f->flags);
+		return;
+	}
+	struct pte_table *t = pte_table_of(vma, f->addr);
+	pte_t *ptep = &vma->ptes[pte_index(vma, f->addr)];
+	ptl_lock(s, t);
+	if (!pte_protnone(*ptep)) {
+		ptl_unlock(s, t); /* someone else restored or changed it */
+		return;
+	}
+	struct vm_fault vmf = { .vma = vma, .address = f->addr, .orig_pte = *ptep };
+	rebuild_mapping(&vmf, f->folio, ptep, false, true); /* writable = false, ignore_writable */
+	ptl_unlock(s, t);
+	workload_rearm_table(s, vma, t);
+	task_numa_fault(s, f->last_cpupid, folio_nid(f->folio), f->nr_pages, f->flags);
+}

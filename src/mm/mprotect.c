@@ -1,0 +1,117 @@
+/* change_protection() for MM_CP_PROT_NUMA, after mm/mprotect.c (linux-next,
+ * early 2026, with folio_can_map_prot_numa from mm/mempolicy.c).
+ * Left out: userfaultfd write-protect, soft-dirty, device-private entries,
+ * the non-NUMA mprotect() uses, mprotect_folio_pte_batch's arch batching
+ * (the model changes a large folio's PTEs one by one, same result). */
+#include "asm/tlbflush.h"
+#include "linux/mm.h"
+#include "sim/sim.h"
+
+/* change_pte_range: one PTE table, under its PTL.  Flush any batched
+ * unmaps first (flush_tlb_batched_pending), then make every present,
+ * not-yet-PROT_NONE PTE whose folio may be NUMA-hinted PROT_NONE. */
+long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
+		      uint64_t end, unsigned long cp_flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct sim *s = mm->sim;
+	const struct cost_model *cm = &s->m.cost;
+	struct pte_table *t = pte_table_of(vma, addr);
+	bool prot_numa = cp_flags & MM_CP_PROT_NUMA;
+	bool is_private_single_threaded = !(vma->vm_flags & VM_SHARED) && mm->mm_users == 1;
+	long pages = 0, looked = 0;
+
+	/* pte_offset_map_lock */
+	if (t->ptl_free_at > sim_now(s))
+		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - sim_now(s)));
+	if (flush_tlb_batched_pending(mm) && s->current && s->current->act == ACT_SCAN) {
+		s->st.scanner_flushes++;
+		s->st.scanner_flushes_cpr++;
+	}
+
+	for (; addr < end; addr += PAGE_SIZE) {
+		pte_t *ptep = &vma->ptes[pte_index(vma, addr)];
+		pte_t old = *ptep;
+		looked++;
+		if (!pte_present(old))
+			continue;
+		if (prot_numa) {
+			if (pte_protnone(old))
+				continue;
+			struct folio folio = page_folio(vma->store, vma_store_idx(vma, addr));
+			if (!folio_can_map_prot_numa(folio, vma, is_private_single_threaded)) {
+				/* skip the rest of this folio's PTEs in the table */
+				uint64_t fend = addr + ((folio.idx + folio_nr_pages(folio) -
+							 vma_store_idx(vma, addr)) << PAGE_SHIFT);
+				if (fend > end)
+					fend = end;
+				looked += (long)((fend - addr) >> PAGE_SHIFT) - 1;
+				addr = fend - PAGE_SIZE;
+				continue;
+			}
+		}
+		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
+		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
+		set_pte_at(mm, addr, ptep, newpte);
+		tlb_flush_pte_range(tlb, addr, PAGE_SIZE); /* present -> PROT_NONE needs a flush */
+		pages++;
+	}
+	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
+				     (double)(looked - pages) * cm->pte_skip_ns);
+	t->ptl_free_at = sim_now(s);
+	workload_rearm_table(s, vma, t);
+	return pages;
+}
+
+/* change_huge_pmd for prot_numa: a PMD-mapped THP becomes one PROT_NONE PMD. */
+static long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr)
+{
+	struct sim *s = vma->vm_mm->sim;
+	struct pte_table *t = pte_table_of(vma, addr);
+	uint64_t start = addr & ~(PMD_SIZE - 1);
+	struct folio folio = page_folio(vma->store, vma_store_idx(vma, start));
+	bool spst = !(vma->vm_flags & VM_SHARED) && vma->vm_mm->mm_users == 1;
+
+	charge(s, COST_SCAN, s->m.cost.pte_table_ns);
+	if (t->pmd_protnone || !folio_can_map_prot_numa(folio, vma, spst))
+		return 0;
+	t->pmd_protnone = true;
+	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
+		pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
+		if (pte_present(*ptep))
+			set_pte_at(vma->vm_mm, start + i * PAGE_SIZE, ptep,
+				   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	}
+	tlb_flush_pmd_range(tlb, start, PMD_SIZE);
+	workload_rearm_table(s, vma, t);
+	return HPAGE_PMD_NR;
+}
+
+long change_pmd_step(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
+		     uint64_t end, unsigned long cp_flags, long *huge_updates)
+{
+	struct pte_table *t = pte_table_of(vma, addr);
+	uint64_t next = (addr & ~(PMD_SIZE - 1)) + PMD_SIZE;
+	if (next > end)
+		next = end;
+	if (t->pmd_huge) {
+		/* a partially covered huge PMD would be split; the model's chunks
+		 * are PMD aligned, so it is always fully covered */
+		long n = change_huge_pmd(tlb, vma, addr);
+		if (n)
+			(*huge_updates)++;
+		return n;
+	}
+	return change_pte_range(tlb, vma, addr, next, cp_flags);
+}
+
+long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t start,
+		       uint64_t end, unsigned long cp_flags)
+{
+	long pages = 0, huge = 0;
+	for (uint64_t addr = start; addr < end; addr = (addr & ~(PMD_SIZE - 1)) + PMD_SIZE)
+		pages += change_pmd_step(tlb, vma, addr, end, cp_flags, &huge);
+	if (huge)
+		count_vm_events(vma->vm_mm->sim, NUMA_HUGE_PTE_UPDATES, (unsigned long)huge);
+	return pages;
+}

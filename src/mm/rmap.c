@@ -1,0 +1,188 @@
+/* Reverse mapping and unmap-side TLB batching, after mm/rmap.c (linux-next,
+ * early 2026).
+ *
+ * The rmap walk visits every VMA that maps the folio's store (the model's
+ * anon_vma / address_space), and within each VMA the PTEs of the folio.
+ * Left out: hugetlb, device-private and KSM folios, mlock, userfaultfd
+ * markers, soft-dirty, the mmu notifiers and the set_migration_pte trace. */
+#include "asm/tlbflush.h"
+#include "linux/mm.h"
+#include "sim/sim.h"
+
+uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx)
+{
+	if (idx < vma->store_pgoff || idx >= vma->store_pgoff + vma_pages(vma))
+		return 0;
+	return vma->vm_start + ((idx - vma->store_pgoff) << PAGE_SHIFT);
+}
+
+/* should_defer_flush: only TTU_BATCH_FLUSH callers batch, and only when the
+ * architecture thinks a batch is worth it. */
+bool should_defer_flush(struct mm_struct *mm, enum ttu_flags flags)
+{
+	if (!(flags & TTU_BATCH_FLUSH))
+		return false;
+	return arch_tlbbatch_should_defer(mm);
+}
+
+/* set_tlb_ubc_flush_pending: record that @mm needs a flush before the
+ * unmapped page may be reused, and bump the mm's pending generation so that
+ * a later PTL-holding walker flushes too (flush_tlb_batched_pending). */
+void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t start, uint64_t end)
+{
+	struct sim *s = mm->sim;
+	struct tlbflush_unmap_batch *tlb_ubc = &s->current->tlb_ubc;
+
+	/* 4d4b6d66db63 (v6.4): a PTE no TLB can hold needs no flush */
+	if (s->k.ubc_accessible_gate && !pte_accessible(mm, pteval))
+		return;
+
+	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
+	tlb_ubc->flush_required = true;
+
+	uint32_t batch = mm->tlb_flush_batched;
+	if ((batch & TLB_FLUSH_BATCH_PENDING_MASK) > TLB_FLUSH_BATCH_PENDING_LARGE)
+		mm->tlb_flush_batched = 1; /* pending 1, flushed 0: keep them apart */
+	else
+		mm->tlb_flush_batched = batch + 1;
+	/* flush-side: remember which generation this batch covers */
+	tlb_ubc->flushed_mm = mm;
+	tlb_ubc->pending_gen = mm->tlb_flush_batched & TLB_FLUSH_BATCH_PENDING_MASK;
+
+	if (pte_dirty(pteval))
+		tlb_ubc->writable = true;
+}
+
+/* flush_tlb_batched_pending: called under a PTL before a walker changes
+ * PTEs.  If any batch was recorded since the last such flush, flush the
+ * whole mm, then mark the generation flushed (unless a new batch raced in). */
+bool flush_tlb_batched_pending(struct mm_struct *mm)
+{
+	uint32_t batch = mm->tlb_flush_batched;
+	uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
+	uint32_t flushed = batch >> TLB_FLUSH_BATCH_FLUSHED_SHIFT;
+
+	if (pending == flushed)
+		return false;
+	if (mm->sim->k.flush_pending_dsb_only)
+		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
+	else
+		flush_tlb_mm(mm);
+	if (mm->tlb_flush_batched == batch)
+		mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+	return true;
+}
+
+/* try_to_unmap_flush: drain the current task's batch.  It does not advance
+ * any mm's flushed generation, so each recorded batch also costs a later
+ * flush_tlb_batched_pending() flush -- unless the flush-side patch is on. */
+void try_to_unmap_flush(struct sim *s)
+{
+	struct tlbflush_unmap_batch *tlb_ubc = &s->current->tlb_ubc;
+
+	if (!tlb_ubc->flush_required)
+		return;
+	arch_tlbbatch_flush(s, &tlb_ubc->arch);
+	if (s->k.flush_side && tlb_ubc->flushed_mm) {
+		struct mm_struct *mm = tlb_ubc->flushed_mm;
+		uint32_t batch = mm->tlb_flush_batched;
+		uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
+		/* only if no other batch was recorded after ours */
+		if (pending == tlb_ubc->pending_gen)
+			mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+	}
+	tlb_ubc->flushed_mm = NULL;
+	tlb_ubc->flush_required = false;
+	tlb_ubc->writable = false;
+}
+
+/* Unmap one PTE-mapped page for migration: clear it (deferring the flush
+ * or flushing now) and install a migration entry. */
+static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_flags flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t *ptep = &vma->ptes[pte_index(vma, addr)];
+	pte_t pteval;
+
+	if (!pte_present(*ptep))
+		return;
+	if (should_defer_flush(mm, flags)) {
+		pteval = *ptep; /* ptep_get_and_clear */
+		set_pte_at(mm, addr, ptep, 0);
+		set_tlb_ubc_flush_pending(mm, pteval, addr, addr + PAGE_SIZE);
+	} else {
+		pteval = ptep_clear_flush(vma, addr, ptep);
+	}
+	pte_t entry = PTE_MIGRATION | (pteval & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY)) |
+		      (pteval & PTE_SIM_HOT);
+	set_pte_at(mm, addr, ptep, entry);
+	vma->store->mapcount[vma_store_idx(vma, addr)]--;
+}
+
+/* try_to_migrate_one: replace every mapping of @folio in @vma by migration
+ * entries.  A PMD-mapped THP gets a PMD migration entry, whose
+ * pmdp_invalidate() flushes at once, unbatched (no pte_accessible test). */
+bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t addr,
+			enum ttu_flags flags)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	struct pte_table *t = pte_table_of(vma, addr);
+
+	if (t->pmd_huge && nr == HPAGE_PMD_NR) {
+		uint64_t start = addr & ~(PMD_SIZE - 1);
+		for (unsigned long i = 0; i < nr; i++) {
+			pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
+			pte_t v = *ptep;
+			set_pte_at(vma->vm_mm, start + i * PAGE_SIZE, ptep,
+				   PTE_MIGRATION | (v & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+			vma->store->mapcount[vma_store_idx(vma, start + i * PAGE_SIZE)]--;
+		}
+		t->pmd_protnone = false;
+		flush_tlb_range(vma, start, start + PMD_SIZE); /* flush_pmd_tlb_range */
+		return true;
+	}
+	for (unsigned long i = 0; i < nr; i++) {
+		uint64_t a = vma_address(vma, folio.idx + i);
+		if (a)
+			migrate_one_pte(vma, a, flags);
+	}
+	return true;
+}
+
+/* try_to_migrate: the rmap walk over every VMA mapping the folio. */
+void try_to_migrate(struct sim *s, struct folio folio, enum ttu_flags flags)
+{
+	(void)s;
+	for (int i = 0; i < folio.fs->nr_mappers; i++) {
+		struct vm_area_struct *vma = folio.fs->mappers[i];
+		uint64_t addr = vma_address(vma, folio.idx);
+		if (addr)
+			try_to_migrate_one(folio, vma, addr, flags);
+	}
+}
+
+/* remove_migration_ptes: rebuild each migration entry of the folio from
+ * vma->vm_page_prot -- a normal present PTE, not PROT_NONE.  The old entry
+ * was not present, so no flush. */
+void remove_migration_ptes(struct sim *s, struct folio folio)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	(void)s;
+	for (int m = 0; m < folio.fs->nr_mappers; m++) {
+		struct vm_area_struct *vma = folio.fs->mappers[m];
+		for (unsigned long i = 0; i < nr; i++) {
+			uint64_t a = vma_address(vma, folio.idx + i);
+			if (!a)
+				continue;
+			pte_t *ptep = &vma->ptes[pte_index(vma, a)];
+			pte_t e = *ptep;
+			if (!is_migration_entry(e))
+				continue;
+			pte_t pte = PTE_PRESENT | (e & (PTE_YOUNG | PTE_WRITE | PTE_SIM_HOT));
+			if ((e & PTE_DIRTY) && folio_test_dirty(folio))
+				pte |= PTE_DIRTY;
+			set_pte_at(vma->vm_mm, a, ptep, pte);
+			folio.fs->mapcount[folio.idx + i]++;
+		}
+	}
+}

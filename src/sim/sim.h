@@ -1,0 +1,196 @@
+/* The simulated world: machine, kernel variant, tunables, CPUs, tasks, mms,
+ * the timer queue and the counters.  Kernel paths run "on" a CPU in the
+ * context of `current`; the time they take is charged to that CPU with
+ * charge(), which also advances sim_now() within the step, and time they
+ * steal from other CPUs (IPI handling, TLB refill) goes through steal(). */
+#ifndef NUMASIM_SIM_H
+#define NUMASIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernel/variants.h"
+#include "linux/mm_types.h"
+#include "linux/sched.h"
+#include "linux/vm_event.h"
+#include "machine/machine.h"
+#include "sim/rng.h"
+#include "sim/timerq.h"
+#include "workload/workload.h"
+
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+
+/* Where CPU time went, beyond the workload's own user-mode work. */
+enum cost_cause {
+	COST_SCAN,          /* task_numa_work: walking and changing PTEs */
+	COST_HINT_FAULT,    /* do_numa_page and fault entry/exit */
+	COST_MIGRATE,       /* migration setup, unmap, remap (not the copy) */
+	COST_MIGRATE_COPY,  /* copying the folio */
+	COST_FLUSH_LOCAL,   /* the initiator's own invalidation */
+	COST_FLUSH_WAIT,    /* sending IPIs / broadcasts and waiting for them */
+	COST_IPI_HANDLE,    /* a receiver's interrupt and flush_tlb_func */
+	COST_TLB_REFILL,    /* user-mode page walks refilling a flushed TLB */
+	COST_LOCK_WAIT,     /* waiting for a PTE table lock */
+	NR_COST_CAUSES
+};
+extern const char *const cost_cause_names[NR_COST_CAUSES];
+
+/* Tunables, named after the kernel's sysctl and debugfs files. */
+struct tunables {
+	int numa_balancing;          /* kernel.numa_balancing */
+	unsigned scan_delay_ms;      /* numa_balancing/scan_delay_ms */
+	unsigned scan_period_min_ms;
+	unsigned scan_period_max_ms;
+	unsigned scan_size_mb;
+};
+
+struct cpu_state {
+	int node;
+	struct mm_struct *loaded_mm;  /* cpu_tlbstate.loaded_mm */
+	uint64_t loaded_gen;          /* tlb_gen this CPU's TLB is up to date with */
+	bool is_lazy;
+	struct task_struct *curr;
+	uint64_t last_full_flush;     /* ns */
+	uint64_t irq_tlb_count;       /* /proc/interrupts TLB */
+	uint64_t vm_events[NR_VM_EVENT_ITEMS];
+	double cost[NR_COST_CAUSES];  /* ns */
+	double busy_ns;               /* all non-user time so far */
+	double busy_at_account;       /* busy_ns at the last throughput update */
+};
+
+/* Figures that need instrumentation beyond the kernel's counters (what the
+ * bpftrace scripts measured in BRIEF section 1). */
+struct sim_stats {
+	uint64_t scanner_flushes;         /* flush_tlb_mm from flush_tlb_batched_pending */
+	uint64_t scanner_flushes_cpr;     /* ... of which in change_pte_range */
+	uint64_t numa_gathers;            /* mmu_gathers opened by task_numa_work */
+	double numa_gather_ns;            /* their total duration */
+	uint64_t passes;                  /* task_numa_work passes that changed PTEs */
+	double pass_ns;                   /* wall time inside passes (any mm) */
+	uint64_t migrations;              /* hint-fault migrations that reached unmap */
+	uint64_t migr_saw_pending;        /* ... that saw tlb_flush_pending raised */
+	uint64_t migr_overlap_pass;       /* ... that overlapped a scan pass */
+	uint64_t migr_in_chunk;           /* ... whose page is in the chunk being scanned */
+	uint64_t migr_pte_protnone;       /* ... whose PTE was still PROT_NONE at unmap */
+	uint64_t batch_flushes;           /* arch_tlbbatch_flush calls that flushed */
+	uint64_t flush_rounds;            /* flush_tlb_multi calls (IPI rounds) */
+	uint64_t broadcasts;              /* INVLPGB / TLBI broadcast flushes */
+	uint64_t hint_faults_lost;        /* touches by a thread busy in the kernel */
+	uint64_t events;
+};
+
+struct sim {
+	struct machine m;
+	struct kernel_config k;
+	struct tunables t;
+	struct workload w;
+	uint64_t seed;
+	uint64_t duration_ns;
+
+	struct cpu_state *cpus;
+	struct task_struct *tasks;
+	int nr_tasks;
+	struct mm_struct *mms;
+	int nr_mms;
+	struct folio_store *stores;
+	int nr_stores;
+	uint32_t nr_tables;               /* PTE tables over all VMAs */
+	uint64_t *node_free_pages;        /* per node */
+	struct vm_area_struct **table_vma;/* global table index -> VMA */
+
+	struct timerq q;
+	uint32_t timer_account, timer_end, nr_timers;
+
+	/* execution context of the step being run */
+	uint64_t t0;                      /* the step's start (event time) */
+	double elapsed;                   /* ns charged in this step so far */
+	struct task_struct *current;
+	int cpu;                          /* smp_processor_id() */
+
+	struct sim_stats st;
+	uint64_t ops_last;                /* for the throughput time series */
+	bool progress;
+	FILE *progress_out;
+};
+
+static inline uint64_t sim_now(const struct sim *s)
+{
+	return s->t0 + (uint64_t)s->elapsed;
+}
+
+static inline uint64_t tick_ns(const struct sim *s)
+{
+	return NSEC_PER_SEC / (uint64_t)s->m.hz;
+}
+
+/* jiffies at simulated time @ns (the tick counter starts at 0). */
+static inline uint64_t ns_to_jiffies(const struct sim *s, uint64_t ns)
+{
+	return ns / tick_ns(s);
+}
+static inline uint64_t msecs_to_jiffies(const struct sim *s, uint64_t ms)
+{
+	return (ms * NSEC_PER_MSEC + tick_ns(s) - 1) / tick_ns(s);
+}
+static inline uint64_t jiffies(const struct sim *s)
+{
+	return ns_to_jiffies(s, sim_now(s));
+}
+
+/* Time spent on the current CPU by the running path. */
+static inline void charge(struct sim *s, enum cost_cause c, double ns)
+{
+	s->elapsed += ns;
+	s->cpus[s->cpu].cost[c] += ns;
+	s->cpus[s->cpu].busy_ns += ns;
+}
+
+/* Time taken from another CPU's work (interrupts, refills). */
+static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
+{
+	s->cpus[cpu].cost[c] += ns;
+	s->cpus[cpu].busy_ns += ns;
+}
+
+static inline int numa_node_id(const struct sim *s) { return s->cpus[s->cpu].node; }
+
+/* Enter the context of @p on its CPU at the step time @t0. */
+static inline void sim_enter(struct sim *s, struct task_struct *p, uint64_t t0)
+{
+	s->current = p;
+	s->cpu = p ? p->cpu : 0;
+	s->t0 = t0;
+	s->elapsed = 0;
+}
+
+/* Timer ids */
+static inline uint32_t table_timer(uint32_t table_id) { return table_id; }
+
+int sim_init(struct sim *s, char *err, size_t errlen);
+void sim_free(struct sim *s);
+/* Run until duration_ns; returns 0. */
+int sim_run(struct sim *s);
+
+/* Helpers shared by kernel paths and the workload */
+struct vm_area_struct *find_vma(struct mm_struct *mm, uint64_t addr);
+struct pte_table *pte_table_of(struct vm_area_struct *vma, uint64_t addr);
+static inline uint64_t pte_index(const struct vm_area_struct *vma, uint64_t addr)
+{
+	return (addr - vma->vm_start) >> PAGE_SHIFT;
+}
+static inline uint64_t vma_store_idx(const struct vm_area_struct *vma, uint64_t addr)
+{
+	return vma->store_pgoff + pte_index(vma, addr);
+}
+/* set_pte_at: write a PTE and keep the table's PROT_NONE bitmaps in step
+ * (which re-arms the table's hint-fault timer). */
+void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val);
+/* A thread touches a PROT_NONE page: run the hint fault on its CPU. */
+void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
+			  uint64_t addr, uint64_t now);
+/* Re-draw the next hint fault of a table after its PROT_NONE set changed. */
+void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t);
+
+#endif

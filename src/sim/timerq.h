@@ -1,0 +1,36 @@
+/* Timer queue: an indexed 4-ary min-heap of timers keyed by (time, id).
+ *
+ * Every event source in the model (a PTE table's next hint fault, a thread's
+ * next scheduler-tick check, a thread's in-flight kernel work) owns one timer
+ * id with at most one pending expiry, so re-arming is an O(log n) update in
+ * place and the heap never holds stale entries.  Ties are broken by id, which
+ * makes the order of simultaneous events deterministic. */
+#ifndef NUMASIM_TIMERQ_H
+#define NUMASIM_TIMERQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TIMER_IDLE UINT32_MAX
+
+struct timerq {
+	uint32_t *heap;   /* heap of timer ids */
+	uint32_t *pos;    /* pos[id] = index in heap, or TIMER_IDLE */
+	uint64_t *when;   /* when[id] */
+	uint32_t size, cap;
+};
+
+int timerq_init(struct timerq *q, uint32_t nr_ids);
+void timerq_free(struct timerq *q);
+/* Arm or re-arm timer @id to expire at @when. */
+void timerq_set(struct timerq *q, uint32_t id, uint64_t when);
+void timerq_cancel(struct timerq *q, uint32_t id);
+static inline bool timerq_armed(const struct timerq *q, uint32_t id)
+{
+	return q->pos[id] != TIMER_IDLE;
+}
+static inline bool timerq_empty(const struct timerq *q) { return q->size == 0; }
+/* Remove and return the earliest timer; its time goes to *when. */
+uint32_t timerq_pop(struct timerq *q, uint64_t *when);
+
+#endif

@@ -1,0 +1,477 @@
+/* The workload model (see workload.h and docs/model.md): memory layout,
+ * first touch, the per-table hint-fault process and throughput. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux/mm.h"
+#include "sim/sim.h"
+#include "workload/workload.h"
+
+const char *const first_touch_names[NR_FIRST_TOUCH] = {
+	[FT_LOCAL] = "local",
+	[FT_REMOTE] = "remote",
+	[FT_INTERLEAVE] = "interleave",
+	[FT_NODE0] = "node0",
+};
+
+void workload_defaults(struct workload_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->processes = 1;
+	p->threads = 384;
+	p->memory_gib = 120;
+	p->private_fraction = 0.5;
+	p->private_access_share = 0.5;
+	p->hot_fraction = 0.1;
+	p->hot_access_share = 0.8;
+	p->write_fraction = 0.5;
+	p->cpu_ns_per_op = 100;
+	p->shared_first_touch = FT_INTERLEAVE;
+	p->private_first_touch = FT_LOCAL;
+}
+
+#define BASE_ADDR (1ull << 30)
+#define PAGES_PER_PMD 512ull
+
+static uint64_t round_pmd(uint64_t pages)
+{
+	return (pages + PAGES_PER_PMD - 1) / PAGES_PER_PMD * PAGES_PER_PMD;
+}
+
+/* Class of a page for the latency model: the owner's slice, or the shared
+ * store (one per process, or one for all with map_shared). */
+static int table_class(const struct sim *s, const struct vm_area_struct *vma,
+		       const struct pte_table *t)
+{
+	if (t->owner >= 0)
+		return t->owner;
+	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
+}
+
+/* The node a page is first touched on. */
+static int first_touch_node(const struct sim *s, enum first_touch ft, int user_node,
+			    uint64_t chunk)
+{
+	int nodes = s->m.nr_nodes;
+	switch (ft) {
+	case FT_LOCAL:
+		return user_node;
+	case FT_REMOTE:
+		return (user_node + s->m.nodes_per_socket) % nodes;
+	case FT_INTERLEAVE:
+		return (int)(chunk % (uint64_t)nodes);
+	default:
+		return 0;
+	}
+}
+
+/* Take a page on @want, or the next node with room (the page allocator's
+ * fallback). */
+static int alloc_node(struct sim *s, int want, unsigned long nr)
+{
+	for (int i = 0; i < s->m.nr_nodes; i++) {
+		int n = (want + i) % s->m.nr_nodes;
+		if (s->node_free_pages[n] >= nr) {
+			s->node_free_pages[n] -= nr;
+			return n;
+		}
+	}
+	return -1;
+}
+
+static struct folio_store *new_store(struct sim *s, uint64_t pages)
+{
+	struct folio_store *fs = &s->stores[s->nr_stores++];
+	fs->nr_pages = pages;
+	fs->nid = calloc(pages, 1);
+	fs->flags = calloc(pages, 1);
+	fs->mapcount = calloc(pages, 1);
+	fs->last_cpupid = malloc(pages * sizeof(uint32_t));
+	fs->mappers = calloc((size_t)s->w.p.processes, sizeof(*fs->mappers));
+	fs->anon = true;
+	if (!fs->nid || !fs->flags || !fs->mapcount || !fs->last_cpupid || !fs->mappers)
+		return NULL;
+	memset(fs->last_cpupid, 0xff, pages * sizeof(uint32_t)); /* page_cpupid_reset_last */
+	return fs;
+}
+
+/* Map [pgoff, pgoff + pages) of @fs into @mm at @addr as one VMA. */
+static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint64_t addr,
+				      struct folio_store *fs, uint64_t pgoff, uint64_t pages,
+				      bool shared, int region)
+{
+	struct vm_area_struct *vma = &mm->vmas[mm->nr_vmas++];
+	vma->vm_mm = mm;
+	vma->vm_start = addr;
+	vma->vm_end = addr + (pages << PAGE_SHIFT);
+	vma->vm_flags = VM_READ | VM_WRITE | (shared ? VM_SHARED : 0);
+	vma->mof = true;
+	vma->store = fs;
+	vma->store_pgoff = pgoff;
+	vma->region = region;
+	vma->ptes = calloc(pages, 1);
+	vma->nr_tables = (uint32_t)(round_pmd(pages) / PAGES_PER_PMD);
+	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
+	vma->first_table_id = s->nr_tables;
+	s->nr_tables += vma->nr_tables;
+	fs->mappers[fs->nr_mappers++] = vma;
+	if (!vma->ptes || !vma->tables)
+		return NULL;
+	for (uint32_t i = 0; i < vma->nr_tables; i++)
+		vma->tables[i].owner = -1;
+	return vma;
+}
+
+/* Every page of every region, as the map of the builder. */
+struct layout {
+	uint64_t shared_pages, slice_pages, private_pages;
+	uint64_t vma_pages;
+};
+
+static void compute_layout(const struct sim *s, struct layout *l)
+{
+	const struct workload_params *p = &s->w.p;
+	uint64_t total = (uint64_t)(p->memory_gib * (1ull << 30)) >> PAGE_SHIFT;
+	uint64_t priv = (uint64_t)((double)total * p->private_fraction);
+	l->slice_pages = p->threads ? round_pmd(priv / (uint64_t)p->threads) : 0;
+	if (priv == 0)
+		l->slice_pages = 0;
+	l->private_pages = l->slice_pages * (uint64_t)p->threads;
+	l->shared_pages = round_pmd(total - (priv < total ? priv : total));
+	l->vma_pages = p->vma_mib ? round_pmd((uint64_t)p->vma_mib << (20 - PAGE_SHIFT)) : 0;
+}
+
+/* Map a region of @pages of @fs into @mm as VMAs of at most vma_pages. */
+static int map_region(struct sim *s, struct mm_struct *mm, uint64_t *addr, struct folio_store *fs,
+		      uint64_t pages, bool shared, int region, uint64_t vma_pages)
+{
+	for (uint64_t off = 0; off < pages;) {
+		uint64_t n = vma_pages && pages - off > vma_pages ? vma_pages : pages - off;
+		if (!map_vma(s, mm, *addr, fs, off, n, shared, region))
+			return -1;
+		*addr += (n << PAGE_SHIFT) + PMD_SIZE; /* a guard gap between VMAs */
+		off += n;
+	}
+	return 0;
+}
+
+/* Place and map every page of @vma: first touch, hot set, initial PTE. */
+static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
+			bool first_mapping)
+{
+	const struct workload_params *p = &s->w.p;
+	struct folio_store *fs = vma->store;
+	struct mm_struct *mm = vma->vm_mm;
+	int first_task = mm->id * p->threads;
+	uint64_t hot_cut = (uint64_t)(p->hot_fraction * 18446744073709551615.0);
+
+	for (uint64_t i = 0; i < vma_pages(vma); i++) {
+		uint64_t idx = vma->store_pgoff + i;
+		struct pte_table *t = &vma->tables[i / PAGES_PER_PMD];
+		bool private = vma->region == 1;
+		int owner = private ? first_task + (int)(idx / l->slice_pages) : -1;
+		t->owner = owner;
+		bool hot = rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+						    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
+						    ((uint64_t)private << 39))) < hot_cut;
+		if (first_mapping) {
+			uint64_t chunk = idx / PAGES_PER_PMD;
+			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
+			int want = first_touch_node(s, private ? p->private_first_touch
+							      : p->shared_first_touch,
+						    s->cpus[s->tasks[user].cpu].node, chunk);
+			int nid = alloc_node(s, want, 1);
+			if (nid < 0)
+				return -1;
+			fs->nid[idx] = (uint8_t)nid;
+			class_nodes(&s->w, table_class(s, vma, t), hot)[nid]++;
+		}
+		fs->mapcount[idx]++;
+		pte_t pte = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
+		vma->ptes[i] = pte;
+		if (hot)
+			t->nr_hot++;
+		mm->rss_pages++;
+	}
+	return 0;
+}
+
+int workload_build(struct sim *s, char *err, size_t errlen)
+{
+	const struct workload_params *p = &s->w.p;
+	struct layout l;
+	compute_layout(s, &l);
+
+	s->stores = calloc((size_t)(2 * p->processes), sizeof(struct folio_store));
+	s->w.nr_nodes = s->m.nr_nodes;
+	s->w.nr_classes = s->nr_tasks + p->processes;
+	s->w.class_pages = calloc((size_t)s->w.nr_classes * 2 * (size_t)s->m.nr_nodes, sizeof(uint64_t));
+	if (!s->stores || !s->w.class_pages)
+		goto oom;
+
+	struct folio_store *shared_fs = NULL;
+	for (int i = 0; i < p->processes; i++) {
+		struct mm_struct *mm = &s->mms[i];
+		uint64_t addr = BASE_ADDR;
+		int nvmas = 2 + (int)(l.vma_pages ? (l.shared_pages + l.private_pages) / l.vma_pages + 2 : 0);
+		mm->vmas = calloc((size_t)nvmas, sizeof(struct vm_area_struct));
+		if (!mm->vmas)
+			goto oom;
+		if (l.shared_pages) {
+			bool first = !(p->map_shared && shared_fs);
+			if (first && !(shared_fs = new_store(s, l.shared_pages)))
+				goto oom;
+			int v0 = mm->nr_vmas;
+			if (map_region(s, mm, &addr, shared_fs, l.shared_pages, p->map_shared, 0, l.vma_pages))
+				goto oom;
+			for (int v = v0; v < mm->nr_vmas; v++)
+				if (populate_vma(s, &mm->vmas[v], &l, first))
+					goto nomem;
+			if (!p->map_shared)
+				shared_fs = NULL;
+		}
+		if (l.private_pages) {
+			struct folio_store *fs = new_store(s, l.private_pages);
+			if (!fs)
+				goto oom;
+			int v0 = mm->nr_vmas;
+			if (map_region(s, mm, &addr, fs, l.private_pages, false, 1, l.vma_pages))
+				goto oom;
+			for (int v = v0; v < mm->nr_vmas; v++)
+				if (populate_vma(s, &mm->vmas[v], &l, true))
+					goto nomem;
+		}
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory building the workload");
+	return -1;
+nomem:
+	snprintf(err, errlen, "workload.memory_gib: the machine's memory cannot hold the workload");
+	return -1;
+}
+
+void workload_free(struct sim *s)
+{
+	for (int i = 0; i < s->nr_mms; i++) {
+		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
+			free(s->mms[i].vmas[v].ptes);
+			free(s->mms[i].vmas[v].tables);
+		}
+		free(s->mms[i].vmas);
+	}
+	for (int i = 0; i < s->nr_stores; i++) {
+		struct folio_store *fs = &s->stores[i];
+		free(fs->nid);
+		free(fs->flags);
+		free(fs->mapcount);
+		free(fs->last_cpupid);
+		free(fs->mappers);
+	}
+	free(s->stores);
+	free(s->mms);
+	free(s->w.class_pages);
+	free(s->w.task_rate);
+	free(s->w.mm_rate);
+}
+
+/* ---- latency and rates ------------------------------------------------- */
+
+/* Mean memory latency seen from @node over class @cls's touches. */
+static double class_latency(struct sim *s, int cls, int node)
+{
+	const struct workload_params *p = &s->w.p;
+	double lat = 0;
+	for (int hot = 0; hot < 2; hot++) {
+		uint64_t *n = class_nodes(&s->w, cls, hot), total = 0;
+		double l = 0;
+		for (int k = 0; k < s->m.nr_nodes; k++) {
+			total += n[k];
+			l += (double)n[k] * machine_mem_latency(&s->m, node, k);
+		}
+		if (total)
+			lat += (hot ? p->hot_access_share : 1 - p->hot_access_share) * l / (double)total;
+	}
+	return lat;
+}
+
+/* Expected nanoseconds per operation of task @p now: compute plus the
+ * memory latency of its mix of private and shared touches. */
+static double task_op_ns(struct sim *s, const struct task_struct *t)
+{
+	const struct workload_params *p = &s->w.p;
+	int node = s->cpus[t->cpu].node;
+	double share = s->w.slice_pages ? p->private_access_share : 0;
+	double lat = 0;
+	if (share > 0)
+		lat += share * class_latency(s, t->idx, node);
+	if (share < 1)
+		lat += (1 - share) * class_latency(s, s->nr_tasks + (p->map_shared ? 0 : t->mm->id), node);
+	return p->cpu_ns_per_op + lat;
+}
+
+static double task_op_ns_local(struct sim *s)
+{
+	return s->w.p.cpu_ns_per_op + s->m.cost.dram_local_ns;
+}
+
+double workload_task_rate(struct sim *s, const struct task_struct *p)
+{
+	return s->w.task_rate[p->idx];
+}
+
+static void refresh_rates(struct sim *s)
+{
+	for (int i = 0; i < s->nr_mms; i++)
+		s->w.mm_rate[i] = 0;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
+		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
+	}
+}
+
+int workload_start(struct sim *s)
+{
+	s->w.slice_pages = 0;
+	struct layout l;
+	compute_layout(s, &l);
+	s->w.slice_pages = l.slice_pages;
+	s->w.shared_pages = l.shared_pages;
+	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
+	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
+	if (!s->w.task_rate || !s->w.mm_rate)
+		return -1;
+	refresh_rates(s);
+	return 0;
+}
+
+void workload_account(struct sim *s, uint64_t now)
+{
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		struct cpu_state *c = &s->cpus[t->cpu];
+		double span = (double)(now - s->w.last_account);
+		double busy = c->busy_ns - c->busy_at_account;
+		c->busy_at_account = c->busy_ns;
+		double user = span - busy;
+		if (user < 0)
+			user = 0;
+		double op = task_op_ns(s, t), local = task_op_ns_local(s);
+		t->ops += user / op;
+		/* user time spent waiting on latency beyond all-local memory */
+		if (op > local)
+			s->w.remote_ns += user * (op - local) / op;
+	}
+	s->w.last_account = now;
+	refresh_rates(s);
+}
+
+void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int from,
+			 int to, unsigned long nr)
+{
+	if (vma != vma->store->mappers[0])
+		return; /* count each physical page once */
+	struct pte_table *t = pte_table_of(vma, addr);
+	int cls = table_class(s, vma, t);
+	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
+	class_nodes(&s->w, cls, hot)[from] -= nr;
+	class_nodes(&s->w, cls, hot)[to] += nr;
+}
+
+/* ---- the hint-fault process -------------------------------------------- */
+
+/* Touch rate of one hot and one cold page of table @t (touches/ns). */
+static void table_page_rates(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+			     double *hot, double *cold)
+{
+	const struct workload_params *p = &s->w.p;
+	double rate, pages_hot, pages_cold, frac_hot;
+	if (t->owner >= 0) {
+		rate = s->w.task_rate[t->owner] * p->private_access_share;
+		pages_hot = (double)s->w.slice_pages * p->hot_fraction;
+		pages_cold = (double)s->w.slice_pages - pages_hot;
+	} else {
+		rate = s->w.mm_rate[vma->vm_mm->id] * (s->w.slice_pages ? 1 - p->private_access_share : 1);
+		pages_hot = (double)s->w.shared_pages * p->hot_fraction;
+		pages_cold = (double)s->w.shared_pages - pages_hot;
+	}
+	frac_hot = p->hot_access_share;
+	*hot = pages_hot >= 1 ? rate * frac_hot / pages_hot / 1e9 : 0;
+	*cold = pages_cold >= 1 ? rate * (1 - frac_hot) / pages_cold / 1e9 : 0;
+}
+
+static struct rng table_rng(struct sim *s, uint32_t table_id, struct pte_table *t)
+{
+	struct rng r = rng_stream(s->seed, RNG_TABLE, table_id);
+	r.ctr = t->rng_ctr;
+	return r;
+}
+
+void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
+{
+	uint32_t id = vma->first_table_id + (uint32_t)(t - vma->tables);
+	double lh, lc;
+	table_page_rates(s, vma, t, &lh, &lc);
+	double total = lh * t->nr_protnone_hot + lc * t->nr_protnone_cold;
+	if (total <= 0) {
+		timerq_cancel(&s->q, table_timer(id));
+		return;
+	}
+	struct rng r = table_rng(s, id, t);
+	double dt = rng_exp(&r, 1.0 / total);
+	t->rng_ctr = (uint32_t)r.ctr;
+	uint64_t when = sim_now(s) + (uint64_t)dt + 1;
+	if (when > s->duration_ns + 1)
+		when = s->duration_ns + 1; /* parked past the end */
+	timerq_set(&s->q, table_timer(id), when);
+}
+
+static int nth_set_bit(const uint64_t *w, unsigned n)
+{
+	for (int i = 0; i < 8; i++) {
+		unsigned c = (unsigned)__builtin_popcountll(w[i]);
+		if (n < c) {
+			uint64_t x = w[i];
+			while (n--)
+				x &= x - 1;
+			return i * 64 + __builtin_ctzll(x);
+		}
+		n -= c;
+	}
+	return -1;
+}
+
+void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now)
+{
+	struct vm_area_struct *vma = s->table_vma[table_id];
+	struct pte_table *t = &vma->tables[table_id - vma->first_table_id];
+	double lh, lc;
+
+	sim_enter(s, NULL, now);
+	table_page_rates(s, vma, t, &lh, &lc);
+	double wh = lh * t->nr_protnone_hot, wc = lc * t->nr_protnone_cold;
+	struct rng r = table_rng(s, table_id, t);
+	bool hot = rng_unit(&r) * (wh + wc) < wh;
+	unsigned count = hot ? t->nr_protnone_hot : t->nr_protnone_cold;
+	int bit = count ? nth_set_bit(hot ? t->protnone_hot : t->protnone_cold,
+				      (unsigned)rng_below(&r, count)) : -1;
+	int who = t->owner >= 0 ? t->owner
+				: vma->vm_mm->id * s->w.p.threads + (int)rng_below(&r, (uint64_t)s->w.p.threads);
+	t->rng_ctr = (uint32_t)r.ctr;
+	struct task_struct *p = &s->tasks[who];
+	if (bit < 0 || p->act != ACT_USER) {
+		/* a thread busy in the kernel touches nothing */
+		s->st.hint_faults_lost += bit >= 0;
+		workload_rearm_table(s, vma, t);
+		return;
+	}
+	uint64_t addr = vma->vm_start + ((uint64_t)(t - vma->tables) * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
+	sim_start_hint_fault(s, p, vma, addr, now);
+	/* the fault may have left the table's PROT_NONE set as it was (a
+	 * migration in flight keeps its PTE PROT_NONE): keep the process going */
+	if (!timerq_armed(&s->q, table_timer(table_id)))
+		workload_rearm_table(s, vma, t);
+}

@@ -1,0 +1,85 @@
+/* The workload: threads touching anonymous memory.
+ *
+ * Memory is a shared region (touched by every thread of the processes that
+ * map it) and per-thread private slices (touched by their owner).  In every
+ * region a hot set (hot_fraction of the pages) takes hot_access_share of the
+ * touches.  A thread performs operations at a rate set by its compute time
+ * per operation and the latency of the memory it touches (local or remote),
+ * less the time the kernel takes from its CPU; each operation touches one
+ * page.  Touches to one page form a Poisson process, so a PTE table's
+ * PROT_NONE pages fault as a Poisson process of the summed rate: the model
+ * draws the next hint fault per table, not per access.  See docs/model.md. */
+#ifndef NUMASIM_WORKLOAD_H
+#define NUMASIM_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum first_touch {
+	FT_LOCAL,       /* first touched by a thread on the page's user's node */
+	FT_REMOTE,      /* first touched from the other socket's first node */
+	FT_INTERLEAVE,  /* round-robin over the nodes, per 2 MiB */
+	FT_NODE0,       /* everything on node 0 */
+	NR_FIRST_TOUCH
+};
+extern const char *const first_touch_names[NR_FIRST_TOUCH];
+
+struct workload_params {
+	int processes;
+	int threads;                 /* per process */
+	double memory_gib;           /* anonymous working set per process */
+	double private_fraction;     /* of memory in per-thread slices */
+	double private_access_share; /* of a thread's touches going to its slice */
+	double hot_fraction;         /* of the pages of each region */
+	double hot_access_share;     /* of the touches going to the hot set */
+	double write_fraction;       /* of touches that write */
+	double cpu_ns_per_op;        /* compute per operation, besides the memory access */
+	enum first_touch shared_first_touch;
+	enum first_touch private_first_touch;
+	bool map_shared;             /* one MAP_SHARED region for all processes */
+	unsigned vma_mib;            /* split each region into VMAs of this size (0: one) */
+};
+
+/* Accounting classes: one per private slice and one per shared store; the
+ * per-node page counts give each thread's expected memory latency. */
+struct workload {
+	struct workload_params p;
+	int nr_classes;
+	uint64_t *class_pages;       /* [class][hot][node], pages per node */
+	int nr_nodes;
+	uint64_t slice_pages;        /* pages per private slice */
+	uint64_t shared_pages;       /* pages of a shared region */
+	double *task_rate;           /* operations per second, per task */
+	double *mm_rate;             /* summed over each mm's tasks */
+	uint64_t last_account;       /* ns */
+	double remote_ns;            /* user time lost to memory beyond local latency */
+	double total_ops;            /* operations completed by all threads */
+};
+
+struct sim;
+struct task_struct;
+struct vm_area_struct;
+struct pte_table;
+
+static inline uint64_t *class_nodes(struct workload *w, int cls, int hot)
+{
+	return &w->class_pages[((size_t)cls * 2 + (size_t)hot) * (size_t)w->nr_nodes];
+}
+
+void workload_defaults(struct workload_params *p);
+/* Build mms, VMAs, folio stores and tasks and place the pages. */
+int workload_build(struct sim *s, char *err, size_t errlen);
+void workload_free(struct sim *s);
+/* Initial rates, once tasks and memory exist. */
+int workload_start(struct sim *s);
+/* A table's hint-fault timer expired: pick a page and a thread, fault. */
+void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now);
+/* Integrate throughput up to @now. */
+void workload_account(struct sim *s, uint64_t now);
+/* A page of class @cls moved from node @from to node @to. */
+void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
+			 int from, int to, unsigned long nr);
+/* Nominal operations per second of @p right now (for the fault process). */
+double workload_task_rate(struct sim *s, const struct task_struct *p);
+
+#endif
