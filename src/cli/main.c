@@ -1,0 +1,379 @@
+/* numasim command line: run, scenarios, kernels, show.
+ *
+ * Exit status: 0 success, 2 bad input (usage, scenario, option values; no
+ * output file is written), 1 internal failure. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/variants.h"
+#include "report/report.h"
+#include "scenario/scenario.h"
+#include "sim/sim.h"
+
+#define EXIT_INPUT 2
+
+static const char usage_text[] =
+	"usage: numasim COMMAND [OPTIONS]\n"
+	"\n"
+	"Simulate Linux NUMA balancing, page migration and TLB shootdowns.\n"
+	"\n"
+	"commands:\n"
+	"  run SCENARIO|FILE [OPTIONS]  run a built-in scenario or an INI file\n"
+	"  scenarios                    list the built-in scenarios\n"
+	"  kernels                      list the kernel bases and patches\n"
+	"  show SCENARIO                print a built-in scenario's INI text\n"
+	"  help [COMMAND]               this text, or a command's options\n"
+	"\n"
+	"  --help, --version\n"
+	"\n"
+	"'numasim COMMAND --help' describes a command's options.\n";
+
+static const char run_usage[] =
+	"usage: numasim run SCENARIO|FILE [OPTIONS]\n"
+	"\n"
+	"Run a built-in scenario (see 'numasim scenarios') or an INI file (see\n"
+	"'numasim show seed' for every key) and print the report to stdout.\n"
+	"\n"
+	"options (applied in order, after the scenario is read):\n"
+	"  --kernel K          kernel variant, e.g. v6.4 or v7.3+single-folio-v2\n"
+	"  --seed N            random seed\n"
+	"  --duration S        simulated seconds\n"
+	"  --set KEY=VALUE     any scenario key: a tunable by its kernel name\n"
+	"                      (kernel.numa_balancing, numa_balancing.scan_size_mb, ...)\n"
+	"                      or SECTION.KEY (workload.threads, costs.ipi_handler_ns, ...)\n"
+	"  --json FILE         also write the report as JSON to FILE\n"
+	"  -q, --quiet         no progress line\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: 0 done, 2 bad input (nothing written), 1 internal failure.\n";
+
+static const char scenarios_usage[] =
+	"usage: numasim scenarios\n\nList the built-in scenarios.\n";
+static const char kernels_usage[] =
+	"usage: numasim kernels\n\nList the kernel bases and patches; combine them as BASE+PATCH.\n";
+static const char show_usage[] =
+	"usage: numasim show SCENARIO\n\n"
+	"Print a built-in scenario's INI text; 'numasim show seed > my.ini' starts a\n"
+	"scenario file that 'numasim run my.ini' runs identically.\n";
+
+/* ---- option parsing ----------------------------------------------------- */
+
+/* getopt_long over a subcommand's arguments (argv[0] is the command name).
+ * Returns the option, or -1 at the end; on a bad option prints a message and
+ * returns '?'. */
+static int next_opt(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *longopts)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c == '?' || c == ':') {
+		const char *arg = argv[optind - 1];
+		if (c == ':')
+			fprintf(stderr, "numasim %s: option '%s' needs a value\n", cmd, arg);
+		else
+			fprintf(stderr, "numasim %s: unknown option '%s'\n", cmd, arg);
+		fprintf(stderr, "Try 'numasim %s --help'.\n", cmd);
+		return '?';
+	}
+	return c;
+}
+
+/* Commands that take no options besides --help. */
+static int simple_opts(const char *cmd, const char *usage, int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0, 0, 0, 0 } };
+	int c;
+	opterr = 0;
+	while ((c = next_opt(cmd, argc, argv, ":h", opts)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+/* A command-line override, applied after the scenario is read. */
+struct override {
+	const char *option;  /* "--set", "--kernel", ... */
+	const char *key;     /* NULL for --set (the value is KEY=VALUE) */
+	const char *value;
+};
+
+struct run_args {
+	const char *scenario;
+	const char *json;
+	bool quiet;
+	struct override *ov;
+	int nr_ov;
+};
+
+enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION };
+
+static void add_override(struct run_args *a, const char *option, const char *key,
+			 const char *value)
+{
+	a->ov[a->nr_ov++] = (struct override){ option, key, value };
+}
+
+/* Returns 0, or an exit status. */
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	opterr = 0;
+	while ((c = next_opt("run", argc, argv, ":qh", opts)) != -1) {
+		switch (c) {
+		case 'h': fputs(run_usage, stdout); exit(0);
+		case 'q': a->quiet = true; break;
+		case OPT_JSON: a->json = optarg; break;
+		case OPT_KERNEL: add_override(a, "--kernel", "kernel.name", optarg); break;
+		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
+		case OPT_DURATION: add_override(a, "--duration", "run.duration_s", optarg); break;
+		case OPT_SET: add_override(a, "--set", NULL, optarg); break;
+		default: return EXIT_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "numasim run: expected one SCENARIO or FILE, got %d\n"
+			"Try 'numasim run --help'.\n", argc - optind);
+		return EXIT_INPUT;
+	}
+	a->scenario = argv[optind];
+	return 0;
+}
+
+/* A name is a built-in scenario unless it is an existing file or looks
+ * like a path. */
+static int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(arg, &st) != 0 && !strchr(arg, '/') && !strstr(arg, ".ini"))
+		return scenario_load_builtin(arg, sc, err, errlen);
+	return scenario_load_file(arg, sc, err, errlen);
+}
+
+static int apply_overrides(const struct run_args *a, struct scenario *sc, char *err,
+			   size_t errlen)
+{
+	for (int i = 0; i < a->nr_ov; i++) {
+		const struct override *o = &a->ov[i];
+		int rc = o->key ? scenario_set_option(sc, o->option, o->key, o->value, err, errlen)
+				: scenario_set(sc, o->value, err, errlen);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Fail before a long run, not after it, if the JSON cannot be written. */
+static int check_json_path(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!*path || (!stat(path, &st) && S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "--json: '%s' is not a file name", path);
+		return -1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (access(dir, W_OK) != 0) {
+		snprintf(err, errlen, "--json: %s: cannot write in its directory: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the scenario and the options into @sc and @s.  0 or -1 with @err. */
+static int prepare(const struct run_args *a, struct scenario *sc, struct sim *s, char *err,
+		   size_t errlen)
+{
+	if (load_scenario(a->scenario, sc, err, errlen) || apply_overrides(a, sc, err, errlen))
+		return -1;
+	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
+		return -1;
+	return a->json ? check_json_path(a->json, err, errlen) : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run @s, print the report, write the JSON.  Returns the exit status. */
+static int execute(struct sim *s, const struct scenario *sc, const char *json)
+{
+	char err[1024];
+	int rc = 0;
+	if (sim_init(s, err, sizeof(err))) {
+		fprintf(stderr, "numasim: %s\n", err);
+		return 1;
+	}
+	sim_run(s);
+	report_text(s, sc, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "numasim: cannot write the report to stdout\n");
+		rc = 1;
+	}
+	if (json) {
+		json_t *j = report_json(s, sc);
+		if (!j || report_write_json(j, json, err, sizeof(err))) {
+			fprintf(stderr, "numasim: %s\n", j ? err : "cannot build the JSON report");
+			rc = 1;
+		}
+		json_decref(j);
+	}
+	sim_free(s);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	double t0 = now_s();
+	char err[2048];
+	struct run_args a = { .ov = calloc((size_t)argc + 1, sizeof(struct override)) };
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct sim *s = malloc(sizeof(*s));
+	int rc = a.ov && sc && s ? parse_run_args(argc, argv, &a) : 1;
+	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = EXIT_INPUT;
+	}
+	if (rc == 0) {
+		s->progress = isatty(STDERR_FILENO) && !a.quiet;
+		s->progress_out = stderr;
+		rc = execute(s, sc, a.json);
+		fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
+	}
+	free(a.ov);
+	free(sc);
+	free(s);
+	return rc;
+}
+
+/* ---- listing commands --------------------------------------------------- */
+
+static int cmd_scenarios(int argc, char **argv)
+{
+	int rc = simple_opts("scenarios", scenarios_usage, argc, argv);
+	if (rc || optind != argc) {
+		if (!rc)
+			fprintf(stderr, "numasim scenarios: takes no arguments\n");
+		return EXIT_INPUT;
+	}
+	for (const char *const *n = scenario_builtin_names(); *n; n++)
+		printf("  %-16s %s\n", *n, scenario_builtin_summary(*n));
+	return 0;
+}
+
+static int cmd_kernels(int argc, char **argv)
+{
+	int rc = simple_opts("kernels", kernels_usage, argc, argv);
+	if (rc || optind != argc) {
+		if (!rc)
+			fprintf(stderr, "numasim kernels: takes no arguments\n");
+		return EXIT_INPUT;
+	}
+	kernel_variants_print();
+	return 0;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	int rc = simple_opts("show", show_usage, argc, argv);
+	if (rc)
+		return rc;
+	if (optind != argc - 1) {
+		fprintf(stderr, "numasim show: expected one SCENARIO\nTry 'numasim show --help'.\n");
+		return EXIT_INPUT;
+	}
+	const char *text = scenario_builtin_text(argv[optind]);
+	if (!text) {
+		fprintf(stderr, "numasim show: %s: no such built-in scenario (see 'numasim scenarios')\n",
+			argv[optind]);
+		return EXIT_INPUT;
+	}
+	fputs(text, stdout);
+	return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, run_usage },
+	{ "scenarios", cmd_scenarios, scenarios_usage },
+	{ "kernels", cmd_kernels, kernels_usage },
+	{ "show", cmd_show, show_usage },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "numasim help [COMMAND]" */
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c = argc > 1 ? find_command(argv[1]) : NULL;
+	if (argc > 1 && !c) {
+		fprintf(stderr, "numasim help: unknown command '%s'\n\n%s", argv[1], usage_text);
+		return EXIT_INPUT;
+	}
+	fputs(c ? c->usage : usage_text, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version")) {
+		printf("numasim %s\n", NUMASIM_VERSION);
+		return 0;
+	}
+	const struct command *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "numasim: unknown command '%s'\n\n%s", argv[1], usage_text);
+		return EXIT_INPUT;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

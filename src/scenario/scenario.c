@@ -1,0 +1,822 @@
+/* Scenario files: INI parsing (inih), --set overrides and validation.
+ *
+ * Every key is described once in keys[] (section, name, type, where it is
+ * stored, allowed range); the INI handler and --set both go through
+ * assign().  The installed inih's handler gets no line number (ini.h:
+ * INI_HANDLER_LINENO is 0), so the parser feeds inih through its own
+ * reader, which counts lines: the handler for a key runs right after the
+ * reader handed over that key's line. */
+#include "scenario/scenario.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "linux/cpumask.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The cost model's fields, each a [costs] key of the same name. */
+#define COST_FIELDS(X)                                                     \
+	X(dram_local_ns) X(page_walk_ns) X(cr3_flush_ns) X(invlpg_ns)      \
+	X(ipi_send_base_ns) X(ipi_send_per_cpu_ns) X(ipi_latency_ns)       \
+	X(ipi_handler_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
+	X(pte_update_ns) X(pte_skip_ns) X(pte_table_ns) X(gather_ns)       \
+	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)   \
+	X(ptl_hold_ns)
+
+enum key_id {
+	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
+	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE,
+#define COST_ID(f) K_COST_##f,
+	COST_FIELDS(COST_ID)
+#undef COST_ID
+	K_NUMA_BALANCING, K_SCAN_DELAY, K_SCAN_MIN, K_SCAN_MAX, K_SCAN_SIZE, K_FLUSH_CEILING,
+	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
+	K_HOT_FRACTION, K_HOT_SHARE, K_WRITE_FRACTION, K_CPU_NS, K_SHARED_FT,
+	K_PRIVATE_FT, K_MAP_SHARED, K_VMA_MIB,
+	K_KERNEL, K_DURATION, K_SEED,
+	NR_KEYS
+};
+
+#define NR_COST_KEYS (K_COST_ptl_hold_ns - K_COST_dram_local_ns + 1)
+_Static_assert(sizeof(struct cost_model) == NR_COST_KEYS * sizeof(double),
+	       "struct cost_model changed: add the field to COST_FIELDS in scenario.c");
+_Static_assert(NR_KEYS <= SCENARIO_MAX_KEYS, "raise SCENARIO_MAX_KEYS");
+
+enum key_type {
+	KT_INT,          /* int */
+	KT_UINT,         /* unsigned */
+	KT_DOUBLE,
+	KT_SEED,         /* uint64_t, at most INT64_MAX so JSON keeps it exact */
+	KT_BOOL,
+	KT_ENGINE,       /* enum flush_engine */
+	KT_FIRST_TOUCH,  /* enum first_touch */
+	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
+	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
+};
+
+struct key_def {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t off;          /* offsetof(struct scenario, ...) */
+	double min, max;     /* inclusive; see min_open */
+	bool min_open;       /* min itself is not allowed */
+};
+
+#define OFF(field) offsetof(struct scenario, field)
+#define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false }
+#define COST_DEF(f) \
+	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false },
+#define FRACTION(n, f) [K_##n] = { "workload", #f, KT_DOUBLE, OFF(w.f), 0, 1, false }
+
+/* Bounds: topology counts may be 0 here so the validation can say "no
+ * CPUs"; anything above 4096 would exceed NR_CPUS_MAX anyway.  Off-diagonal
+ * SLIT distances must exceed 10 (ACPI: 10 means local) and fit in a byte
+ * below 255 (unreachable).  hz is CONFIG_HZ (the tick must be >= 1 ns). */
+static const struct key_def keys[NR_KEYS] = {
+	[K_SOCKETS] = { "machine", "sockets", KT_INT, OFF(m.nr_sockets), 0, 4096, false },
+	MACHINE(NODES_PER_SOCKET, nodes_per_socket, 0, 4096),
+	MACHINE(CORES_PER_NODE, cores_per_node, 0, 4096),
+	MACHINE(THREADS_PER_CORE, threads_per_core, 0, 4096),
+	[K_CPUS] = { "machine", "cpus", KT_INT, OFF(cpus), 1, 1 << 30, false },
+	[K_MEM_PER_NODE] = { "machine", "mem_per_node_gib", KT_GIB_TO_MIB, OFF(m.mem_per_node_mib),
+			     0, 1 << 30, true },
+	[K_FLUSH_ENGINE] = { "machine", "flush_engine", KT_ENGINE, OFF(m.engine), 0, 0, false },
+	MACHINE(TLB_ENTRIES, tlb_entries, 1, 1 << 24),
+	MACHINE(HZ, hz, 1, 100000),
+	[K_DIST_SAME] = { "machine", "distance_same_socket", KT_INT, OFF(distance_same_socket),
+			  11, 254, false },
+	[K_DIST_REMOTE] = { "machine", "distance_remote", KT_INT, OFF(distance_remote),
+			    11, 254, false },
+	COST_FIELDS(COST_DEF)
+	[K_NUMA_BALANCING] = { "tunables", "kernel.numa_balancing", KT_INT, OFF(t.numa_balancing),
+			       0, 3, false },
+	[K_SCAN_DELAY] = { "tunables", "numa_balancing.scan_delay_ms", KT_UINT,
+			   OFF(t.scan_delay_ms), 0, 1e9, false },
+	[K_SCAN_MIN] = { "tunables", "numa_balancing.scan_period_min_ms", KT_UINT,
+			 OFF(t.scan_period_min_ms), 1, 1e9, false },
+	[K_SCAN_MAX] = { "tunables", "numa_balancing.scan_period_max_ms", KT_UINT,
+			 OFF(t.scan_period_max_ms), 1, 1e9, false },
+	[K_SCAN_SIZE] = { "tunables", "numa_balancing.scan_size_mb", KT_UINT,
+			  OFF(t.scan_size_mb), 1, 1 << 24, false },
+	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
+			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false },
+	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, 4096, false },
+	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false },
+	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true },
+	FRACTION(PRIVATE_FRACTION, private_fraction),
+	FRACTION(PRIVATE_SHARE, private_access_share),
+	FRACTION(HOT_FRACTION, hot_fraction),
+	FRACTION(HOT_SHARE, hot_access_share),
+	FRACTION(WRITE_FRACTION, write_fraction),
+	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, false },
+	[K_SHARED_FT] = { "workload", "shared_first_touch", KT_FIRST_TOUCH,
+			  OFF(w.shared_first_touch), 0, 0, false },
+	[K_PRIVATE_FT] = { "workload", "private_first_touch", KT_FIRST_TOUCH,
+			   OFF(w.private_first_touch), 0, 0, false },
+	[K_MAP_SHARED] = { "workload", "map_shared", KT_BOOL, OFF(w.map_shared), 0, 0, false },
+	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false },
+	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
+	/* 1e9 s keeps duration_ns within uint64_t */
+	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },
+	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false },
+};
+
+static const char *const sections[] = { "machine", "costs", "tunables", "workload", "kernel", "run" };
+
+static bool is_tunable(int k)
+{
+	return !strcmp(keys[k].section, "tunables");
+}
+
+/* The key as a user writes it: tunables by their kernel name, the rest as
+ * SECTION.KEY. */
+static const char *key_display(int k, char *buf, size_t len)
+{
+	if (is_tunable(k))
+		return keys[k].name;
+	snprintf(buf, len, "%s.%s", keys[k].section, keys[k].name);
+	return buf;
+}
+
+static int key_in_section(const char *section, const char *name)
+{
+	for (int k = 0; k < NR_KEYS; k++)
+		if (!strcmp(keys[k].section, section) && !strcmp(keys[k].name, name))
+			return k;
+	return -1;
+}
+
+/* "--set" keys: a tunable's own name, or SECTION.KEY (which also accepts
+ * tunables.kernel.numa_balancing). */
+static int key_dotted(const char *key)
+{
+	for (int k = 0; k < NR_KEYS; k++) {
+		size_t n = strlen(keys[k].section);
+		if (!strncmp(key, keys[k].section, n) && key[n] == '.' &&
+		    !strcmp(key + n + 1, keys[k].name))
+			return k;
+		if (is_tunable(k) && !strcmp(key, keys[k].name))
+			return k;
+	}
+	return -1;
+}
+
+static void *field(struct scenario *sc, int k)
+{
+	return (char *)sc + keys[k].off;
+}
+
+/* ---- value parsing ------------------------------------------------------ */
+
+static int parse_ll(const char *v, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (!*v || *end || errno)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int parse_double(const char *v, double *out)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(x))
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int check_range(int k, double x, const char *v, char *why, size_t len)
+{
+	const struct key_def *d = &keys[k];
+	bool low = d->min_open ? x <= d->min : x < d->min;
+	if (!low && x <= d->max)
+		return 0;
+	snprintf(why, len, "%s is out of range (allowed: %s %g and at most %g)", v,
+		 d->min_open ? "more than" : "at least", d->min, d->max);
+	return -1;
+}
+
+static int parse_name(const char *v, const char *const *names, int n, int *out,
+		      char *why, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	size_t o = (size_t)snprintf(why, len, "'%s' is not one of:", v);
+	for (int i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(why + o, len - o, "%s %s", i ? "," : "", names[i]);
+	return -1;
+}
+
+static int parse_bool(const char *v, bool *out, char *why, size_t len)
+{
+	static const char *const yes[] = { "true", "yes", "1" }, *const no[] = { "false", "no", "0" };
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(v, yes[i]) || !strcasecmp(v, no[i])) {
+			*out = !strcasecmp(v, yes[i]);
+			return 0;
+		}
+	}
+	snprintf(why, len, "'%s' is not a boolean (true, false, yes, no, 1, 0)", v);
+	return -1;
+}
+
+static int assign_number(struct scenario *sc, int k, const char *v, char *why, size_t len)
+{
+	long long i;
+	double d;
+	switch (keys[k].type) {
+	case KT_INT:
+	case KT_UINT:
+		if (parse_ll(v, &i)) {
+			snprintf(why, len, "'%s' is not an integer", v);
+			return -1;
+		}
+		if (check_range(k, (double)i, v, why, len))
+			return -1;
+		if (keys[k].type == KT_INT)
+			*(int *)field(sc, k) = (int)i;
+		else
+			*(unsigned *)field(sc, k) = (unsigned)i;
+		return 0;
+	default:
+		if (parse_double(v, &d)) {
+			snprintf(why, len, "'%s' is not a number", v);
+			return -1;
+		}
+		if (check_range(k, d, v, why, len))
+			return -1;
+		if (keys[k].type == KT_DOUBLE) {
+			*(double *)field(sc, k) = d;
+			return 0;
+		}
+		if (d * 1024 < 1) {
+			snprintf(why, len, "%g GiB is less than 1 MiB", d);
+			return -1;
+		}
+		*(uint64_t *)field(sc, k) = (uint64_t)(d * 1024 + 0.5);
+		return 0;
+	}
+}
+
+static int assign_seed(struct scenario *sc, int k, const char *v, char *why, size_t len)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || *v == '+' || x > (unsigned long long)INT64_MAX) {
+		snprintf(why, len, "'%s' is not an integer from 0 to %lld", v, (long long)INT64_MAX);
+		return -1;
+	}
+	*(uint64_t *)field(sc, k) = x;
+	return 0;
+}
+
+static int assign_kernel(struct scenario *sc, int k, const char *v, char *why, size_t len)
+{
+	struct kernel_config cfg;
+	if (kernel_config_parse(v, &cfg, why, len))
+		return -1;
+	snprintf((char *)field(sc, k), sizeof(sc->kernel), "%s", cfg.name);
+	return 0;
+}
+
+/* Parse @v into key @k.  On error, @why says what is wrong (no prefix). */
+static int assign(struct scenario *sc, int k, const char *v, char *why, size_t len)
+{
+	int e;
+	switch (keys[k].type) {
+	case KT_SEED:
+		return assign_seed(sc, k, v, why, len);
+	case KT_BOOL:
+		return parse_bool(v, (bool *)field(sc, k), why, len);
+	case KT_ENGINE:
+		if (parse_name(v, flush_engine_names, NR_FLUSH_ENGINES, &e, why, len))
+			return -1;
+		*(enum flush_engine *)field(sc, k) = (enum flush_engine)e;
+		return 0;
+	case KT_FIRST_TOUCH:
+		if (parse_name(v, first_touch_names, NR_FIRST_TOUCH, &e, why, len))
+			return -1;
+		*(enum first_touch *)field(sc, k) = (enum first_touch)e;
+		return 0;
+	case KT_KERNEL:
+		return assign_kernel(sc, k, v, why, len);
+	default:
+		return assign_number(sc, k, v, why, len);
+	}
+}
+
+static void set_origin(struct scenario *sc, int k, int line, const char *option)
+{
+	sc->origin[k].line = line;
+	sc->origin[k].option = option;
+	sc->origin[k].seq = ++sc->seq;
+}
+
+/* ---- defaults ----------------------------------------------------------- */
+
+static void scenario_defaults(struct scenario *sc, const char *name, const char *source)
+{
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->name, sizeof(sc->name), "%s", name);
+	snprintf(sc->source, sizeof(sc->source), "%s", source);
+	machine_defaults(&sc->m);
+	workload_defaults(&sc->w);
+	/* the kernel's defaults (kernel/sched/fair.c, sysctl) */
+	sc->t.numa_balancing = 1;
+	sc->t.scan_delay_ms = 1000;
+	sc->t.scan_period_min_ms = 1000;
+	sc->t.scan_period_max_ms = 60000;
+	sc->t.scan_size_mb = 256;
+	snprintf(sc->kernel, sizeof(sc->kernel), "v7.3");
+	sc->seed = 1;
+	sc->duration_s = 180;
+	sc->distance_same_socket = 12;
+	sc->distance_remote = 21;
+}
+
+/* ---- INI parsing -------------------------------------------------------- */
+
+struct parser {
+	struct scenario *sc;
+	const char *text;
+	size_t pos;
+	int line;             /* line most recently handed to inih */
+	bool section_bad;     /* in an unknown section, already reported */
+	char *err;
+	size_t errlen;
+	int err_line;         /* 0: no error yet */
+};
+
+/* Keep the first error only: later ones are often its consequences. */
+static void perr(struct parser *p, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	if (p->err_line)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->err_line = p->line;
+	if (key)
+		snprintf(p->err, p->errlen, "%s:%d: %s: %s", p->sc->source, p->line, key, msg);
+	else
+		snprintf(p->err, p->errlen, "%s:%d: %s", p->sc->source, p->line, msg);
+}
+
+static void check_section_header(struct parser *p, const char *line)
+{
+	const char *end = strchr(line, ']');
+	if (line[0] != '[' || !end)
+		return; /* not a header, or a malformed one that inih reports */
+	char name[128];
+	snprintf(name, sizeof(name), "%.*s", (int)(end - line - 1), line + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
+		if (!strcmp(name, sections[i])) {
+			p->section_bad = false;
+			return;
+		}
+	p->section_bad = true;
+	perr(p, name, "unknown section (known: machine, costs, tunables, workload, kernel, run)");
+}
+
+/* inih's fgets-style reader: one physical line per call.  Leading blanks
+ * are dropped because inih would take an indented line for the
+ * continuation of the previous value; scenarios have no multi-line values. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parser *p = stream;
+	const char *start = p->text + p->pos;
+	if (!*start)
+		return NULL;
+	size_t len = strcspn(start, "\n");
+	p->pos += len + (start[len] == '\n');
+	p->line++;
+	while (len && (*start == ' ' || *start == '\t')) {
+		start++;
+		len--;
+	}
+	if (len + 2 > (size_t)num) {
+		perr(p, NULL, "line longer than %d characters", num - 2);
+		len = 0;
+	}
+	memcpy(str, start, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	check_section_header(p, str);
+	return str;
+}
+
+static void list_section_keys(const char *section, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < NR_KEYS && o < len; k++)
+		if (!strcmp(keys[k].section, section))
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", keys[k].name);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+	char why[512], shown[160], known[400];
+	if (p->section_bad)
+		return 1; /* reported at the section header */
+	if (!*section) {
+		perr(p, name, "key outside any section (put it under [machine], [workload], ...)");
+		return 0;
+	}
+	int k = key_in_section(section, name);
+	if (k < 0) {
+		snprintf(shown, sizeof(shown), "%s.%s", section, name);
+		list_section_keys(section, known, sizeof(known));
+		perr(p, !strcmp(section, "tunables") ? name : shown, "unknown key (known in [%s]: %s)",
+		     section, known);
+		return 0;
+	}
+	if (assign(p->sc, k, value, why, sizeof(why))) {
+		perr(p, key_display(k, shown, sizeof(shown)), "%s", why);
+		return 0;
+	}
+	set_origin(p->sc, k, p->line, NULL);
+	return 1;
+}
+
+static int load_text(struct scenario *sc, const char *text, char *err, size_t errlen)
+{
+	struct parser p = { .sc = sc, .text = text, .err = err, .errlen = errlen };
+	int rc = ini_parse_stream(reader, &p, handler, &p);
+	if (rc == -2) {
+		snprintf(err, errlen, "%s: out of memory", sc->source);
+		return -1;
+	}
+	/* rc > 0 is inih's first bad line: ours, or a line inih could not parse */
+	if (rc > 0 && (!p.err_line || rc < p.err_line)) {
+		snprintf(err, errlen, "%s:%d: expected '[section]' or 'key = value'", sc->source, rc);
+		return -1;
+	}
+	return p.err_line ? -1 : 0;
+}
+
+int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size_t errlen)
+{
+	const char *text = scenario_builtin_text(name);
+	char source[96];
+	if (!text) {
+		snprintf(err, errlen,
+			 "%s: no such scenario file or built-in scenario (see 'numasim scenarios')",
+			 name);
+		return -1;
+	}
+	snprintf(source, sizeof(source), "builtin:%s", name);
+	scenario_defaults(sc, name, source);
+	return load_text(sc, text, err, errlen);
+}
+
+/* Read a whole file; NULL with errno set on failure. */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	while (buf) {
+		len += fread(buf + len, 1, cap - len - 1, f);
+		if (ferror(f) || feof(f))
+			break;
+		cap *= 2;
+		char *nb = realloc(buf, cap);
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	int e = buf && ferror(f) ? errno : 0;
+	fclose(f);
+	if (!buf || e) {
+		free(buf);
+		errno = e ? e : ENOMEM;
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t errlen)
+{
+	char *text = read_file(path);
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".ini"))
+		n -= 4;
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), base);
+	scenario_defaults(sc, name, path);
+	int rc = load_text(sc, text, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* ---- command-line overrides --------------------------------------------- */
+
+int scenario_set_option(struct scenario *sc, const char *option, const char *key,
+			const char *value, char *err, size_t errlen)
+{
+	char why[512], shown[160];
+	int k = key_dotted(key);
+	if (k < 0) {
+		snprintf(err, errlen,
+			 "%s: %s: unknown key (a tunable's name such as kernel.numa_balancing, "
+			 "or SECTION.KEY such as workload.threads; see 'numasim show seed')",
+			 option, key);
+		return -1;
+	}
+	if (assign(sc, k, value, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s: %s", option, key_display(k, shown, sizeof(shown)), why);
+		return -1;
+	}
+	set_origin(sc, k, 0, option);
+	return 0;
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s), i = 0;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+	while (s[i] == ' ' || s[i] == '\t')
+		i++;
+	memmove(s, s + i, n - i + 1);
+}
+
+int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t errlen)
+{
+	char buf[512];
+	const char *eq = strchr(assignment, '=');
+	if (!eq || strlen(assignment) >= sizeof(buf)) {
+		snprintf(err, errlen, "--set: %.64s: %s", assignment,
+			 eq ? "too long" : "expected KEY=VALUE");
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", assignment);
+	buf[eq - assignment] = '\0';
+	char *value = buf + (eq - assignment) + 1;
+	trim(buf);
+	trim(value);
+	return scenario_set_option(sc, "--set", buf, value, err, errlen);
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+/* Report an error at key @k, wherever its value came from. */
+static int vfail(const struct scenario *sc, int k, char *err, size_t errlen, const char *fmt, ...)
+{
+	char msg[512], shown[160];
+	const struct scenario_origin *o = &sc->origin[k];
+	const char *key = key_display(k, shown, sizeof(shown));
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (o->option)
+		snprintf(err, errlen, "%s: %s: %s", o->option, key, msg);
+	else if (o->line > 0)
+		snprintf(err, errlen, "%s:%d: %s: %s", sc->source, o->line, key, msg);
+	else
+		snprintf(err, errlen, "%s: %s: %s", sc->source, key, msg);
+	return -1;
+}
+
+/* Of several keys that together are wrong, blame the one assigned last (the
+ * user's latest change); if none was assigned, the first. */
+static int blame(const struct scenario *sc, const int *ks, int n)
+{
+	int best = ks[0];
+	for (int i = 1; i < n; i++)
+		if (sc->origin[ks[i]].seq > sc->origin[best].seq)
+			best = ks[i];
+	return best;
+}
+
+static const int topo_keys[] = { K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE };
+
+static int check_topology(struct scenario *sc, char *err, size_t errlen)
+{
+	const struct machine *m = &sc->m;
+	const int counts[] = { m->nr_sockets, m->nodes_per_socket, m->cores_per_node,
+			       m->threads_per_core };
+	for (int i = 0; i < 4; i++)
+		if (counts[i] == 0)
+			return vfail(sc, topo_keys[i], err, errlen, "0 leaves the machine with no CPUs");
+	long long nodes = (long long)m->nr_sockets * m->nodes_per_socket;
+	long long cpus = nodes * m->cores_per_node * m->threads_per_core;
+	if (sc->origin[K_CPUS].seq && sc->cpus != cpus)
+		return vfail(sc, K_CPUS, err, errlen, "%d CPUs but the topology allows %lld "
+			     "(sockets x nodes_per_socket x cores_per_node x threads_per_core)",
+			     sc->cpus, cpus);
+	if (nodes > MAX_NUMNODES)
+		return vfail(sc, blame(sc, topo_keys, 2), err, errlen,
+			     "%lld NUMA nodes but at most %d are supported", nodes, MAX_NUMNODES);
+	if (cpus > NR_CPUS_MAX)
+		return vfail(sc, blame(sc, topo_keys, 4), err, errlen,
+			     "%lld CPUs but at most %d are supported", cpus, NR_CPUS_MAX);
+	/* the tick must be a whole number of nanoseconds (tick_ns) */
+	if (1000000000 % m->hz)
+		return vfail(sc, K_HZ, err, errlen, "%d does not divide 1000000000", m->hz);
+	const char *msg = machine_finish(&sc->m);
+	if (msg)
+		return vfail(sc, blame(sc, topo_keys, 4), err, errlen, "%s", msg);
+	return 0;
+}
+
+/* SLIT: 10 on the diagonal; node n is on socket n / nodes_per_socket. */
+static void fill_distances(struct scenario *sc)
+{
+	struct machine *m = &sc->m;
+	for (int i = 0; i < m->nr_nodes; i++)
+		for (int j = 0; j < m->nr_nodes; j++) {
+			bool same = i / m->nodes_per_socket == j / m->nodes_per_socket;
+			m->distance[i][j] = i == j ? 10
+				: same ? sc->distance_same_socket : sc->distance_remote;
+		}
+}
+
+static int check_tunables(const struct scenario *sc, char *err, size_t errlen)
+{
+	static const int ks[] = { K_SCAN_MIN, K_SCAN_MAX };
+	if (sc->t.scan_period_min_ms > sc->t.scan_period_max_ms)
+		return vfail(sc, blame(sc, ks, 2), err, errlen,
+			     "scan_period_min_ms (%u) is above scan_period_max_ms (%u)",
+			     sc->t.scan_period_min_ms, sc->t.scan_period_max_ms);
+	return 0;
+}
+
+/* A share of touches aimed at a set of pages that is empty. */
+static int check_share(const struct scenario *sc, int frac_k, int share_k, char *err, size_t errlen)
+{
+	const int ks[] = { share_k, frac_k };
+	double f = *(const double *)((const char *)sc + keys[frac_k].off);
+	double a = *(const double *)((const char *)sc + keys[share_k].off);
+	if (f == 0 && a > 0)
+		return vfail(sc, blame(sc, ks, 2), err, errlen,
+			     "%s is %g but %s is 0: no pages to take those touches",
+			     keys[share_k].name, a, keys[frac_k].name);
+	if (f == 1 && a < 1)
+		return vfail(sc, blame(sc, ks, 2), err, errlen,
+			     "%s is %g but %s is 1: no other pages to take the rest",
+			     keys[share_k].name, a, keys[frac_k].name);
+	return 0;
+}
+
+static int check_threads(const struct scenario *sc, char *err, size_t errlen)
+{
+	static const int ks[] = { K_THREADS, K_PROCESSES };
+	long long threads = (long long)sc->w.processes * sc->w.threads;
+	if (threads > sc->m.nr_cpus)
+		return vfail(sc, blame(sc, ks, 2), err, errlen,
+			     "%lld threads but only %d CPUs: threads are pinned one per CPU",
+			     threads, sc->m.nr_cpus);
+	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
+		return -1;
+	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);
+}
+
+/* The memory check mirrors workload_build (workload/workload.c): region
+ * sizes rounded up to whole PTE tables (2 MiB), task g on CPU
+ * g * nr_cpus / nr_tasks, a shared store's 2 MiB chunks first touched by
+ * its process's threads in turn (process 0's for map_shared), private
+ * slices by their owner, interleave per chunk. */
+#define PMD_PAGES 512ull
+#define PAGES_PER_GIB (1ull << 18)
+
+struct mem_layout {
+	uint64_t shared, slice, priv;  /* pages per store / per thread */
+};
+
+static uint64_t round_pmd(uint64_t pages)
+{
+	return (pages + PMD_PAGES - 1) / PMD_PAGES * PMD_PAGES;
+}
+
+static void mem_layout(const struct workload_params *w, struct mem_layout *l)
+{
+	uint64_t total = (uint64_t)(w->memory_gib * (double)(1ull << 30)) >> 12;
+	uint64_t priv = (uint64_t)((double)total * w->private_fraction);
+	l->slice = priv ? round_pmd(priv / (uint64_t)w->threads) : 0;
+	l->priv = l->slice * (uint64_t)w->threads;
+	l->shared = round_pmd(total - (priv < total ? priv : total));
+}
+
+/* The node task @g's first touch under @ft puts a page on (not interleave). */
+static int touch_node(const struct machine *m, const struct workload_params *w,
+		      enum first_touch ft, int g)
+{
+	int tasks = w->processes * w->threads;
+	int node = machine_cpu_node(m, (int)((int64_t)g * m->nr_cpus / tasks));
+	if (ft == FT_LOCAL)
+		return node;
+	if (ft == FT_REMOTE)
+		return (node + m->nodes_per_socket) % m->nr_nodes;
+	return 0;
+}
+
+/* Add the pages of a store of @chunks 2 MiB chunks, touched by the threads
+ * of the process whose first task is @first, to @need. */
+static void place_store(const struct scenario *sc, enum first_touch ft, uint64_t chunks,
+			int first, uint64_t *need)
+{
+	uint64_t nodes = (uint64_t)sc->m.nr_nodes, threads = (uint64_t)sc->w.threads;
+	if (ft == FT_INTERLEAVE) {
+		for (uint64_t n = 0; n < nodes; n++)
+			need[n] += (chunks / nodes + (n < chunks % nodes)) * PMD_PAGES;
+		return;
+	}
+	for (uint64_t t = 0; t < threads; t++)
+		need[touch_node(&sc->m, &sc->w, ft, first + (int)t)] +=
+			(chunks / threads + (t < chunks % threads)) * PMD_PAGES;
+}
+
+static int check_memory(const struct scenario *sc, char *err, size_t errlen)
+{
+	const struct workload_params *w = &sc->w;
+	const struct machine *m = &sc->m;
+	struct mem_layout l;
+	uint64_t need[MAX_NUMNODES] = { 0 }, node_pages = m->mem_per_node_mib << 8;
+	double node_gib = (double)node_pages / PAGES_PER_GIB;
+	mem_layout(w, &l);
+	uint64_t procs = (uint64_t)w->processes;
+	uint64_t total = l.shared * (w->map_shared ? 1 : procs) + l.priv * procs;
+	if (total > node_pages * (uint64_t)m->nr_nodes)
+		return vfail(sc, K_MEMORY, err, errlen,
+			     "needs %g GiB but the machine has %g GiB (%d nodes x %g GiB)",
+			     (double)total / PAGES_PER_GIB, node_gib * m->nr_nodes, m->nr_nodes,
+			     node_gib);
+	for (int p = 0; p < w->processes; p++) {
+		if (!w->map_shared || p == 0)
+			place_store(sc, w->shared_first_touch, l.shared / PMD_PAGES, p * w->threads, need);
+		place_store(sc, w->private_first_touch, l.priv / PMD_PAGES, p * w->threads, need);
+	}
+	for (int n = 0; n < m->nr_nodes; n++)
+		if (need[n] > node_pages)
+			return vfail(sc, K_MEMORY, err, errlen,
+				     "needs %g GiB on node %d (first touch: shared %s, private %s) "
+				     "but a node has %g GiB", (double)need[n] / PAGES_PER_GIB, n,
+				     first_touch_names[w->shared_first_touch],
+				     first_touch_names[w->private_first_touch], node_gib);
+	return 0;
+}
+
+int scenario_validate(struct scenario *sc, char *err, size_t errlen)
+{
+	if (check_topology(sc, err, errlen))
+		return -1;
+	fill_distances(sc);
+	if (check_tunables(sc, err, errlen) || check_threads(sc, err, errlen))
+		return -1;
+	return check_memory(sc, err, errlen);
+}
+
+int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t errlen)
+{
+	struct scenario *v = malloc(sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*v = *sc;
+	int rc = scenario_validate(v, err, errlen);
+	if (!rc) {
+		memset(s, 0, sizeof(*s));
+		s->m = v->m;
+		s->t = v->t;
+		s->w.p = v->w;
+		s->seed = v->seed;
+		s->duration_ns = (uint64_t)(v->duration_s * 1e9 + 0.5);
+		if (kernel_config_parse(v->kernel, &s->k, err, errlen))
+			rc = -1;
+	}
+	free(v);
+	return rc;
+}

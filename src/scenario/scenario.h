@@ -1,0 +1,70 @@
+/* Scenarios: a machine, tunables, a workload, a kernel and run settings,
+ * read from an INI file or from a built-in INI text with the same parser
+ * (so `numasim show NAME > f.ini; numasim run f.ini` is the same run).
+ *
+ * Every key remembers where its value came from (file line, command-line
+ * option or default) so that errors found later, in the cross-field
+ * validation, still point at FILE:LINE: KEY. */
+#ifndef NUMASIM_SCENARIO_H
+#define NUMASIM_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "machine/machine.h"
+#include "sim/sim.h"
+#include "workload/workload.h"
+
+/* Upper bound on the number of INI keys (checked in scenario.c). */
+#define SCENARIO_MAX_KEYS 80
+
+/* Where a key's current value came from. */
+struct scenario_origin {
+	int line;            /* > 0: line in sc->source; 0: not from the file */
+	const char *option;  /* static string ("--set", "--kernel", ...) or NULL */
+	unsigned seq;        /* order of assignment; 0: still the default */
+};
+
+struct scenario {
+	char name[64];          /* "seed", or the file's basename without .ini */
+	char source[512];       /* file path, or "builtin:NAME" */
+	struct machine m;       /* from machine_defaults() then the file */
+	struct tunables t;
+	struct workload_params w; /* from workload_defaults() then the file */
+	char kernel[96];        /* default "v7.3" */
+	uint64_t seed;          /* default 1 */
+	double duration_s;      /* default 180 */
+
+	/* [machine] values that struct machine does not keep */
+	int cpus;                  /* machine.cpus, checked against the topology */
+	int distance_same_socket;  /* SLIT distance between nodes of one socket */
+	int distance_remote;       /* SLIT distance between sockets */
+
+	struct scenario_origin origin[SCENARIO_MAX_KEYS];
+	unsigned seq;              /* last assignment's sequence number */
+};
+
+int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size_t errlen);
+int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* "--set KEY=VALUE": KEY is a tunable's kernel name (kernel.numa_balancing,
+ * numa_balancing.scan_delay_ms, numa_balancing.scan_period_min_ms,
+ * numa_balancing.scan_period_max_ms, numa_balancing.scan_size_mb,
+ * x86.tlb_single_page_flush_ceiling) or SECTION.KEY (machine.sockets, workload.threads,
+ * costs.ipi_handler_ns, run.duration_s, kernel.name ...). */
+int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t errlen);
+/* Like scenario_set, for a dedicated option (e.g. "--kernel" setting
+ * "kernel.name"): errors are prefixed with @option instead of "--set". */
+int scenario_set_option(struct scenario *sc, const char *option, const char *key,
+			const char *value, char *err, size_t errlen);
+/* Cross-field validation (impossible machine, memory, threads vs CPUs); err names FILE:LINE: key.
+ * Also derives sc->m.nr_nodes, nr_cpus and the distance table. */
+int scenario_validate(struct scenario *sc, char *err, size_t errlen);
+/* Zero @s, then copy the validated scenario into it (s->m, s->t, s->w.p,
+ * s->seed, s->duration_ns, s->k via kernel_config_parse(sc->kernel)). */
+int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t errlen);
+
+const char *scenario_builtin_text(const char *name);   /* NULL if unknown */
+const char *const *scenario_builtin_names(void);       /* NULL-terminated */
+const char *scenario_builtin_summary(const char *name);/* one line */
+
+#endif
