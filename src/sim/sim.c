@@ -78,6 +78,23 @@ void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val)
 	}
 }
 
+void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
+{
+	struct cpu_state *cs = &s->cpus[cpu];
+	cs->cost[c] += ns;
+	cs->busy_ns += ns;
+	/* refill walks are the thread's own memory touches, just slower: they
+	 * cost throughput but do not stop it touching pages */
+	if (c == COST_TLB_REFILL)
+		return;
+	cs->stolen_ns += ns;
+	if (!cs->curr || cs->curr->act == ACT_USER || cpu == s->cpu)
+		return;
+	uint32_t id = act_timer_id(s, cs->curr->idx);
+	if (timerq_armed(&s->q, id))
+		timerq_set(&s->q, id, s->q.when[id] + (uint64_t)ns);
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 static int setup_tasks(struct sim *s)

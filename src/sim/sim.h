@@ -58,6 +58,8 @@ struct cpu_state {
 	double cost[NR_COST_CAUSES];  /* ns */
 	double busy_ns;               /* all non-user time so far */
 	double busy_at_account;       /* busy_ns at the last throughput update */
+	double stolen_ns;             /* of busy_ns: interrupt handling */
+	double stolen_at_account;
 };
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
@@ -147,12 +149,10 @@ static inline void charge(struct sim *s, enum cost_cause c, double ns)
 	s->cpus[s->cpu].busy_ns += ns;
 }
 
-/* Time taken from another CPU's work (interrupts, refills). */
-static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
-{
-	s->cpus[cpu].cost[c] += ns;
-	s->cpus[cpu].busy_ns += ns;
-}
+/* Time taken from another CPU's work (interrupts, refills).  An interrupt
+ * that lands while that CPU's thread is in a kernel path (scanning, faulting,
+ * migrating: interrupts enabled) delays the path by as much. */
+void steal(struct sim *s, int cpu, enum cost_cause c, double ns);
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->cpu].node; }
 

@@ -275,6 +275,7 @@ void workload_free(struct sim *s)
 	free(s->w.class_pages);
 	free(s->w.task_rate);
 	free(s->w.mm_rate);
+	free(s->w.user_frac);
 }
 
 /* ---- latency and rates ------------------------------------------------- */
@@ -342,8 +343,11 @@ int workload_start(struct sim *s)
 	s->w.shared_pages = l.shared_pages;
 	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
-	if (!s->w.task_rate || !s->w.mm_rate)
+	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
+	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac)
 		return -1;
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.user_frac[i] = 1;
 	refresh_rates(s);
 	return 0;
 }
@@ -361,6 +365,12 @@ void workload_account(struct sim *s, uint64_t now)
 			user = 0;
 		double op = task_op_ns(s, t), local = task_op_ns_local(s);
 		t->ops += user / op;
+		/* the share of the interval not taken by interrupt handlers:
+		 * the thread touches no memory while they run */
+		double stolen = c->stolen_ns - c->stolen_at_account;
+		c->stolen_at_account = c->stolen_ns;
+		double frac = span > 0 ? 1 - stolen / span : 1;
+		s->w.user_frac[i] = frac < 0 ? 0 : frac;
 		/* user time spent waiting on latency beyond all-local memory */
 		if (op > local)
 			s->w.remote_ns += user * (op - local) / op;
@@ -460,9 +470,13 @@ void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now)
 				      (unsigned)rng_below(&r, count)) : -1;
 	int who = t->owner >= 0 ? t->owner
 				: vma->vm_mm->id * s->w.p.threads + (int)rng_below(&r, (uint64_t)s->w.p.threads);
-	t->rng_ctr = (uint32_t)r.ctr;
 	struct task_struct *p = &s->tasks[who];
-	if (bit < 0 || p->act != ACT_USER) {
+	/* Thinning: the draw used the thread's full rate; it touches memory
+	 * only for the share of time interrupt handlers leave it, and not
+	 * at all while it is inside a kernel path. */
+	bool stolen = rng_unit(&r) >= s->w.user_frac[who];
+	t->rng_ctr = (uint32_t)r.ctr;
+	if (bit < 0 || stolen || p->act != ACT_USER) {
 		/* a thread busy in the kernel touches nothing */
 		s->st.hint_faults_lost += bit >= 0;
 		workload_rearm_table(s, vma, t);

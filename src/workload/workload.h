@@ -51,6 +51,7 @@ struct workload {
 	uint64_t shared_pages;       /* pages of a shared region */
 	double *task_rate;           /* operations per second, per task */
 	double *mm_rate;             /* summed over each mm's tasks */
+	double *user_frac;           /* share of the last interval in user mode */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
