@@ -12,9 +12,17 @@ bool pte_accessible(struct mm_struct *mm, pte_t pte)
 
 bool arch_tlbbatch_should_defer(struct mm_struct *mm)
 {
-	if (mm->sim->m.engine == FLUSH_X86_IPI || mm->sim->m.engine == FLUSH_X86_INVLPGB)
+	struct sim *s = mm->sim;
+	switch (s->m.engine) {
+	case FLUSH_ARM64:
+		/* arm64 batches only since v6.5, and not with the REPEAT_TLBI
+		 * erratum (two TLBIs with a DSB between defeat the purpose) */
+		return s->k.arm64_batched_unmap && !s->m.arm64_repeat_tlbi;
+	case FLUSH_RISCV:
+		return true;
+	default:
 		return x86_tlbbatch_should_defer(mm);
-	return true; /* arm64 (no REPEAT_TLBI erratum) and riscv */
+	}
 }
 
 void arch_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
@@ -45,6 +53,14 @@ void flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 	default:
 		x86_flush_tlb_mm_range(mm, start, end, stride_shift, freed_tables);
 	}
+}
+
+void flush_pmd_tlb_range(struct vm_area_struct *vma, uint64_t start, uint64_t end)
+{
+	if (vma->vm_mm->sim->m.engine == FLUSH_ARM64)
+		flush_tlb_mm_range(vma->vm_mm, start, end, PMD_SHIFT, false);
+	else
+		flush_tlb_range(vma, start, end);
 }
 
 void arch_flush_tlb_batched_pending(struct mm_struct *mm)

@@ -44,6 +44,7 @@ static void base_v7_3(struct kernel_config *k)
 {
 	base_v6_4(k);
 	k->flush_pending_dsb_only = false; /* 4b634918384c, then flush_tlb_mm on every arch */
+	k->arm64_batched_unmap = true;     /* 43b3dfdd0455, v6.5 */
 }
 
 static const struct base_def bases[] = {
@@ -51,7 +52,7 @@ static const struct base_def bases[] = {
 	{ "v5.15", "b99a342d4f11: PTE stays PROT_NONE while the fault migrates; no batched flush", base_v5_15 },
 	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
-	{ "v7.3", "as v6.4; arm64 flush_tlb_batched_pending does flush_tlb_mm (4b634918384c)", base_v7_3 },
+	{ "v7.3", "as v6.4; arm64 batches unmap flushes (v6.5) and flush_tlb_batched_pending does flush_tlb_mm", base_v7_3 },
 };
 
 static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }

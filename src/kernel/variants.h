@@ -16,6 +16,7 @@ struct kernel_config {
 	bool ubc_accessible_gate;    /* 4d4b6d66db63 (v6.4): no batch for an inaccessible PTE */
 	bool vma_scan_filter;        /* v6.4: per-VMA scan delay and PID filter (numab_state) */
 	bool flush_pending_dsb_only; /* arm64 before 4b634918384c: flush_tlb_batched_pending is a DSB */
+	bool arm64_batched_unmap;    /* 43b3dfdd0455 (v6.5): arm64 selects ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH */
 	/* patches */
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */
 	bool single_folio_v2;        /* no TTU_BATCH_FLUSH for a lone small unshared folio */

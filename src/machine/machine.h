@@ -60,6 +60,7 @@ struct machine {
 	int tlb_entries;             /* second-level TLB entries for 4 KiB pages */
 	int tlb_single_page_flush_ceiling;
 	int hz;                      /* scheduler tick */
+	bool arm64_repeat_tlbi;      /* ARM64_WORKAROUND_REPEAT_TLBI: no batched unmap flush */
 	struct cost_model cost;
 };
 

@@ -114,12 +114,14 @@ bool do_numa_page(struct vm_fault *vmf)
 	}
 	writable = pte_writable_after_fault(vma);
 	struct folio folio = page_folio(vma->store, vma_store_idx(vma, vmf->address));
-	int nid = folio_nid(folio);
+	int nid = NUMA_NO_NODE;
 	int nr_pages = (int)folio_nr_pages(folio);
 
-	/* Before the mthp-numa series: "TODO: handle PTE-mapped THP" */
+	/* Before the mthp-numa series: "TODO: handle PTE-mapped THP", taken
+	 * before nid is known, so nothing is counted or accounted */
 	if (!s->k.mthp_numa && folio_test_large(folio) && !t->pmd_huge)
 		goto out_map;
+	nid = folio_nid(folio);
 	target = numa_migrate_check(s, folio, vmf, &flags, writable, &last_cpupid);
 	if (target == NUMA_NO_NODE)
 		goto out_map;
@@ -145,7 +147,8 @@ out_map:
 	rebuild_mapping(vmf, folio, ptep, writable, false);
 	ptl_unlock(s, t);
 	workload_rearm_table(s, vma, t);
-	task_numa_fault(s, last_cpupid, nid, nr_pages, flags);
+	if (nid != NUMA_NO_NODE)
+		task_numa_fault(s, last_cpupid, nid, nr_pages, flags);
 	return false;
 }
 

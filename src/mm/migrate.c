@@ -129,20 +129,21 @@ static double copy_cost(const struct sim *s, struct folio folio, int to)
 	       s->m.distance[from][to] / 10.0;
 }
 
-/* The unmap phase of migrate_pages_batch over [batch_start, batch_end). */
-static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
+/* The unmap passes of one migrate_pages_batch() call over folios
+ * [from, to) in @mode; returns how many are left to retry. */
+static int unmap_passes(struct sim *s, struct migrate_ctx *ctx, int from, int to,
+			enum migrate_mode mode, int nr_pass)
 {
-	int nr_pass = ctx->mode == MIGRATE_ASYNC ? NR_MAX_MIGRATE_PAGES_RETRY
-						 : NR_MAX_MIGRATE_ASYNC_RETRY;
-	bool batch_flush = ctx->mode == MIGRATE_ASYNC && s->k.migrate_batch_flush;
-	bool singular = ctx->batch_end - ctx->batch_start == 1;
+	bool batch_flush = mode == MIGRATE_ASYNC && s->k.migrate_batch_flush;
+	bool singular = to - from == 1;
+	int retry = 0;
 
 	/* single-folio-v1: NUMA hint-fault migrations never batch */
 	if (s->k.single_folio_v1 && ctx->reason == MR_NUMA_MISPLACED)
 		batch_flush = false;
 	for (int pass = 0; pass < nr_pass; pass++) {
-		int retry = 0;
-		for (int i = ctx->batch_start; i < ctx->batch_end; i++) {
+		retry = 0;
+		for (int i = from; i < to; i++) {
 			if (ctx->state[i] != MIG_PENDING)
 				continue;
 			int rc = migrate_folio_unmap(s, ctx, i, batch_flush, singular);
@@ -155,6 +156,26 @@ static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 		}
 		if (!retry)
 			break;
+	}
+	return retry;
+}
+
+/* The unmap phase of the current batch.  MIGRATE_ASYNC: one
+ * migrate_pages_batch with 10 passes.  Other modes (migrate_pages_sync):
+ * the batch first as MIGRATE_ASYNC with 3 passes -- so it batches its
+ * flush too -- then each leftover folio alone in the requested mode with 7
+ * passes. */
+static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
+{
+	if (ctx->mode == MIGRATE_ASYNC) {
+		unmap_passes(s, ctx, ctx->batch_start, ctx->batch_end, MIGRATE_ASYNC,
+			     NR_MAX_MIGRATE_PAGES_RETRY);
+	} else if (unmap_passes(s, ctx, ctx->batch_start, ctx->batch_end, MIGRATE_ASYNC,
+				NR_MAX_MIGRATE_ASYNC_RETRY)) {
+		try_to_unmap_flush(s);
+		for (int i = ctx->batch_start; i < ctx->batch_end; i++)
+			if (ctx->state[i] == MIG_PENDING)
+				unmap_passes(s, ctx, i, i + 1, ctx->mode, NR_MAX_MIGRATE_SYNC_RETRY);
 	}
 	/* leftover retries count as failures */
 	for (int i = ctx->batch_start; i < ctx->batch_end; i++)

@@ -138,7 +138,7 @@ bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t
 			vma->store->mapcount[vma_store_idx(vma, start + i * PAGE_SIZE)]--;
 		}
 		t->pmd_protnone = false;
-		flush_tlb_range(vma, start, start + PMD_SIZE); /* flush_pmd_tlb_range */
+		flush_pmd_tlb_range(vma, start, start + PMD_SIZE); /* pmdp_invalidate */
 		return true;
 	}
 	for (unsigned long i = 0; i < nr; i++) {

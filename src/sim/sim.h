@@ -65,11 +65,11 @@ struct cpu_state {
 /* Figures that need instrumentation beyond the kernel's counters (what the
  * bpftrace scripts measured in BRIEF section 1). */
 struct sim_stats {
-	uint64_t scanner_flushes;         /* flush_tlb_mm from flush_tlb_batched_pending */
-	uint64_t scanner_flushes_cpr;     /* ... of which in change_pte_range */
+	uint64_t scanner_flushes;         /* full flushes by task_numa_work: its gathers' and ... */
+	uint64_t scanner_flushes_cpr;     /* ... flush_tlb_batched_pending's in change_pte_range */
 	uint64_t numa_gathers;            /* mmu_gathers opened by task_numa_work */
 	double numa_gather_ns;            /* their total duration */
-	uint64_t passes;                  /* task_numa_work passes that changed PTEs */
+	uint64_t passes;                  /* task_numa_work passes (claimed scan periods) */
 	double pass_ns;                   /* wall time inside passes (any mm) */
 	uint64_t migrations;              /* hint-fault migrations that reached unmap */
 	uint64_t migr_saw_pending;        /* ... that saw tlb_flush_pending raised */
@@ -79,7 +79,7 @@ struct sim_stats {
 	uint64_t batch_flushes;           /* arch_tlbbatch_flush calls that flushed */
 	uint64_t flush_rounds;            /* flush_tlb_multi calls (IPI rounds) */
 	uint64_t broadcasts;              /* INVLPGB / TLBI broadcast flushes */
-	uint64_t hint_faults_lost;        /* touches by a thread busy in the kernel */
+	uint64_t hint_faults_lost;        /* touches dropped: thread in the kernel or in an interrupt */
 	uint64_t events;
 };
 
@@ -184,8 +184,9 @@ static inline uint64_t vma_store_idx(const struct vm_area_struct *vma, uint64_t 
 {
 	return vma->store_pgoff + pte_index(vma, addr);
 }
-/* set_pte_at: write a PTE and keep the table's PROT_NONE bitmaps in step
- * (which re-arms the table's hint-fault timer). */
+/* set_pte_at: write a PTE and keep the table's PROT_NONE bitmaps in step.
+ * Callers that change a table's PROT_NONE set re-arm its hint-fault timer
+ * (workload_rearm_table) once they are done with the table. */
 void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val);
 /* A thread touches a PROT_NONE page: run the hint fault on its CPU. */
 void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,

@@ -49,7 +49,7 @@ struct numa_scan_walk {
 	bool forced;
 	bool retry_pid_inactive;
 	uint64_t work_started;    /* ns, for node_stamp += 32 * diff */
-	uint64_t chunk_scan_start;/* address where the current VMA scan began */
+	uint64_t pass_start;      /* address the pass started at */
 };
 
 /* A hint fault's migration in flight (do_numa_page -> migrate_misplaced). */

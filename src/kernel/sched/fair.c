@@ -285,7 +285,7 @@ static bool numa_scan_next_vma(struct sim *s, struct task_struct *p)
 	if (!w->forced && w->retry_pid_inactive) {
 		w->forced = true;
 		w->vma = 0;
-		w->addr = 0;
+		w->addr = w->pass_start;
 		return numa_scan_next_vma(s, p);
 	}
 	return false;
@@ -343,6 +343,7 @@ bool task_numa_work(struct sim *s, struct task_struct *p)
 		reset_ptenuma_scan(mm);
 		w->addr = 0;
 	}
+	w->pass_start = w->addr;
 	if (!numa_scan_next_vma(s, p)) {
 		numa_scan_end(s, p, true);
 		return false;
@@ -394,9 +395,11 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	if (w->chunk_updated)
 		w->pages -= len;
 	w->virtpages -= len;
+	if (w->pages <= 0 || w->virtpages <= 0)
+		return false; /* goto out: the VMA is not marked scanned */
 	if (w->end >= vma->vm_end && s->k.vma_scan_filter)
 		vma->numab.prev_scan_seq = p->mm->numa_scan_seq;
-	return w->pages > 0 && w->virtpages > 0;
+	return true;
 }
 
 /* One step: one PMD of the current chunk (opening and closing the chunk's
@@ -606,6 +609,12 @@ static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 	if (alt < interval)
 		interval = alt;
 	p->numa_migrate_retry = jiffies(s) + interval;
+	if (s->cpus[p->cpu].node == p->numa_preferred_nid)
+		return;
+	/* task_numa_migrate found no CPU (pinned): a grouped task settles for
+	 * its current node; then sched_stick_numa, -EAGAIN */
+	if (p->numa_group)
+		p->numa_preferred_nid = s->cpus[p->cpu].node;
 }
 
 void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, int flags)

@@ -4,12 +4,15 @@
  *
  * Model choices: targets are the mm_cpumask CPUs other than the initiator;
  * receivers are counted in the same counters and the "TLB shootdowns" total
- * as on x86 (riscv reports them as IPI function-call interrupts); a range
- * above tlb_single_page_flush_ceiling (riscv's tlb_flush_all_threshold)
- * becomes a full flush; no per-CPU generation tracking, so every target
- * flushes. */
+ * as on x86 (riscv reports them as IPI function-call interrupts), and only
+ * when there is a remote target; a range above tlb_flush_all_threshold (64
+ * pages) becomes a full flush; no per-CPU generation tracking, so every
+ * target flushes. */
 #include "asm/tlbflush.h"
 #include "sim/sim.h"
+
+/* tlb_flush_all_threshold: above this many pages a range is a full flush */
+#define RISCV_TLB_FLUSH_ALL_THRESHOLD 64
 
 static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full,
 			    unsigned long nr_pages)
@@ -18,8 +21,6 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 	int cpu, self = s->cpu, nr = 0;
 	double work = full ? cm->cr3_flush_ns : (double)nr_pages * cm->invlpg_ns;
 
-	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
-	s->st.flush_rounds++;
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
 			continue;
@@ -31,9 +32,12 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 		if (full)
 			tlb_full_flush_refill(s, cpu);
 	}
-	if (nr)
+	if (nr) {
+		count_vm_event(s, NR_TLB_REMOTE_FLUSH);
+		s->st.flush_rounds++;
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + work);
+	}
 	if (cpumask_test_cpu(self, mask)) {
 		charge(s, COST_FLUSH_LOCAL, work);
 		if (full) {
@@ -52,7 +56,7 @@ void riscv_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 	(void)freed_tables;
 	mm->tlb_gen++;
 	bool full = end == TLB_FLUSH_ALL ||
-		    ((end - start) >> stride_shift) > (uint64_t)s->m.tlb_single_page_flush_ceiling;
+		    ((end - start) >> stride_shift) > RISCV_TLB_FLUSH_ALL_THRESHOLD;
 	riscv_ipi_round(s, &mm->cpumask, full, full ? 0 : (end - start) >> stride_shift);
 }
 

@@ -1,0 +1,169 @@
+/* kernel/variants.c: bases set the documented mechanism switches, patches
+ * combine, unknown names fail with a message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel/variants.h"
+
+static struct kernel_config parse_ok(const char *name)
+{
+	struct kernel_config k;
+	char err[256] = "";
+	assert_int_equal(kernel_config_parse(name, &k, err, sizeof(err)), 0);
+	assert_string_equal(k.name, name);
+	return k;
+}
+
+static void assert_no_patches(const struct kernel_config *k)
+{
+	assert_false(k->single_folio_v1);
+	assert_false(k->single_folio_v2);
+	assert_false(k->flush_side);
+	assert_false(k->mthp_numa);
+}
+
+static void test_v5_12_remaps_before_migrating(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v5.12");
+	assert_false(k.numa_delay_mapping);
+	assert_false(k.migrate_batch_flush);
+	assert_false(k.ubc_accessible_gate);
+	assert_false(k.vma_scan_filter);
+	assert_no_patches(&k);
+}
+
+static void test_v5_15_delays_mapping_no_batch_flush(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v5.15");
+	assert_true(k.numa_delay_mapping);
+	assert_false(k.migrate_batch_flush);
+	assert_false(k.ubc_accessible_gate);
+	assert_false(k.vma_scan_filter);
+	assert_true(k.flush_pending_dsb_only);
+	assert_no_patches(&k);
+}
+
+static void test_v6_3_batches_migration_flush_without_gate(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v6.3");
+	assert_true(k.numa_delay_mapping);
+	assert_true(k.migrate_batch_flush);
+	assert_false(k.ubc_accessible_gate);
+	assert_false(k.vma_scan_filter);
+	assert_no_patches(&k);
+}
+
+static void test_v6_4_adds_accessible_gate_and_vma_filter(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v6.4");
+	assert_true(k.numa_delay_mapping);
+	assert_true(k.migrate_batch_flush);
+	assert_true(k.ubc_accessible_gate);
+	assert_true(k.vma_scan_filter);
+	assert_true(k.flush_pending_dsb_only);
+	assert_no_patches(&k);
+}
+
+static void test_v7_3_flushes_mm_in_batched_pending(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v7.3");
+	assert_true(k.numa_delay_mapping);
+	assert_true(k.migrate_batch_flush);
+	assert_true(k.ubc_accessible_gate);
+	assert_true(k.vma_scan_filter);
+	assert_false(k.flush_pending_dsb_only);
+	assert_no_patches(&k);
+}
+
+static void test_patches_combine(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v7.3+single-folio-v2+flush-side");
+	assert_true(k.single_folio_v2);
+	assert_true(k.flush_side);
+	assert_false(k.single_folio_v1);
+	assert_false(k.mthp_numa);
+	/* the base's switches are kept */
+	assert_true(k.migrate_batch_flush);
+	assert_true(k.ubc_accessible_gate);
+	assert_false(k.flush_pending_dsb_only);
+}
+
+static void test_each_patch_sets_its_switch(void **state)
+{
+	(void)state;
+	assert_true(parse_ok("v6.3+single-folio-v1").single_folio_v1);
+	assert_true(parse_ok("v7.3+single-folio-v2").single_folio_v2);
+	assert_true(parse_ok("v7.3+flush-side").flush_side);
+	assert_true(parse_ok("v7.3+mthp-numa").mthp_numa);
+	/* a patch does not change the base */
+	assert_false(parse_ok("v6.3+single-folio-v1").ubc_accessible_gate);
+}
+
+static void test_unknown_base_fails_with_message(void **state)
+{
+	(void)state;
+	struct kernel_config k;
+	char err[256] = "";
+	assert_int_equal(kernel_config_parse("v9.9", &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown kernel base"));
+	assert_non_null(strstr(err, "v9.9"));
+	err[0] = '\0';
+	assert_int_equal(kernel_config_parse("single-folio-v2", &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown kernel base"));
+	err[0] = '\0';
+	assert_int_equal(kernel_config_parse("", &k, err, sizeof(err)), -1);
+	assert_true(strlen(err) > 0);
+}
+
+static void test_unknown_patch_fails_with_message(void **state)
+{
+	(void)state;
+	struct kernel_config k;
+	char err[256] = "";
+	assert_int_equal(kernel_config_parse("v7.3+single-folio-v3", &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown patch"));
+	assert_non_null(strstr(err, "single-folio-v3"));
+	err[0] = '\0';
+	assert_int_equal(kernel_config_parse("v7.3+flush-side+bogus", &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bogus"));
+}
+
+static void test_overlong_name_fails(void **state)
+{
+	(void)state;
+	struct kernel_config k;
+	char err[256] = "", name[300];
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	memcpy(name, "v7.3+", 5);
+	assert_int_equal(kernel_config_parse(name, &k, err, sizeof(err)), -1);
+	assert_true(strlen(err) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v5_12_remaps_before_migrating),
+		cmocka_unit_test(test_v5_15_delays_mapping_no_batch_flush),
+		cmocka_unit_test(test_v6_3_batches_migration_flush_without_gate),
+		cmocka_unit_test(test_v6_4_adds_accessible_gate_and_vma_filter),
+		cmocka_unit_test(test_v7_3_flushes_mm_in_batched_pending),
+		cmocka_unit_test(test_patches_combine),
+		cmocka_unit_test(test_each_patch_sets_its_switch),
+		cmocka_unit_test(test_unknown_base_fails_with_message),
+		cmocka_unit_test(test_unknown_patch_fails_with_message),
+		cmocka_unit_test(test_overlong_name_fails),
+	};
+	return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
+}

@@ -1,0 +1,286 @@
+/* mm/migrate.c: whether a MIGRATE_ASYNC migration batches its TLB flush
+ * (TTU_BATCH_FLUSH -> set_tlb_ubc_flush_pending, which bumps the mm's
+ * pending generation) or flushes per PTE (ptep_clear_flush), on v7.3 and
+ * with the single-folio patches; and the result of a migration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "asm/tlbflush.h"
+#include "linux/migrate.h"
+#include "linux/mm.h"
+#include "unit/helpers/testsim.h"
+
+struct fixture {
+	struct sim *s;
+	struct migrate_ctx *ctx;
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	if (!fx)
+		return -1;
+	fx->ctx = calloc(1, sizeof(*fx->ctx));
+	if (!fx->ctx) {
+		free(fx);
+		return -1;
+	}
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	if (fx) {
+		if (fx->s)
+			testsim_free(fx->s);
+		free(fx->ctx);
+		free(fx);
+	}
+	*state = NULL;
+	return 0;
+}
+
+static struct sim *mk(void **state, const char *kernel)
+{
+	struct fixture *fx = *state;
+	fx->s = testsim_new(kernel, FLUSH_X86_IPI);
+	return fx->s;
+}
+
+static struct migrate_ctx *ctx_of(void **state)
+{
+	return ((struct fixture *)*state)->ctx;
+}
+
+static struct folio folio_at(struct sim *s, uint64_t page)
+{
+	struct vm_area_struct *vma = testsim_vma(s);
+	return page_folio(vma->store, vma_store_idx(vma, testsim_addr(s, page)));
+}
+
+static uint32_t pending_gen(const struct mm_struct *mm)
+{
+	return mm->tlb_flush_batched & TLB_FLUSH_BATCH_PENDING_MASK;
+}
+
+/* Make pages [first, first + n) PROT_NONE, as the scanner left them. */
+static void make_protnone(struct sim *s, uint64_t first, uint64_t n)
+{
+	for (uint64_t p = first; p < first + n; p++) {
+		pte_t *ptep = testsim_pte(s, p);
+		set_pte_at(&s->mms[0], testsim_addr(s, p), ptep,
+			   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	}
+}
+
+/* Make the pages at [first, first + 2^order) one folio of @order. */
+static void make_large_folio(struct sim *s, uint64_t first, unsigned order)
+{
+	struct folio_store *fs = testsim_vma(s)->store;
+	uint64_t idx = vma_store_idx(testsim_vma(s), testsim_addr(s, first));
+	for (uint64_t i = 0; i < (1ull << order); i++)
+		fs->flags[idx + i] = (uint8_t)(order << FOLIO_ORDER_SHIFT);
+}
+
+/* As a hint fault on task 2 (CPU 2, node 1) while a scanner's gather is
+ * open (tlb_flush_pending raised): isolate the folios at @pages and
+ * migrate them to node 1.  Returns the number not migrated. */
+static int migrate_to_node1(struct sim *s, struct migrate_ctx *ctx, const uint64_t *pages,
+			    int nr, enum migrate_reason reason)
+{
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mm_struct *mm = &s->mms[0];
+
+	testsim_enter(s, 2, NSEC_PER_SEC);
+	inc_tlb_flush_pending(mm);
+	ctx->nr = nr;
+	for (int i = 0; i < nr; i++) {
+		ctx->folios[i] = folio_at(s, pages[i]);
+		assert_int_equal(migrate_misplaced_folio_prepare(s, ctx->folios[i], vma, 1), 0);
+	}
+	ctx->target_nid = 1;
+	ctx->mode = MIGRATE_ASYNC;
+	ctx->reason = reason;
+	migrate_pages_begin(s, ctx);
+	int left = migrate_pages_finish(s, ctx);
+	dec_tlb_flush_pending(mm);
+	return left;
+}
+
+/* ---- rule 10: v7.3 batches a lone folio's flush ------------------------- */
+
+static void test_v7_3_lone_protnone_folio_batches_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t page = 5;
+
+	make_protnone(s, page, 1);
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_NUMA_MISPLACED), 0);
+	assert_int_equal(pending_gen(mm), 1);
+	assert_int_equal(s->st.batch_flushes, 1);
+
+	/* the recorded batch costs the next PTL walker a full IPI round */
+	unsigned long long irqs[4];
+	for (int c = 0; c < 4; c++)
+		irqs[c] = s->cpus[c].irq_tlb_count;
+	testsim_enter(s, 0, 2 * NSEC_PER_SEC);
+	assert_true(flush_tlb_batched_pending(mm));
+	assert_int_equal(s->cpus[0].irq_tlb_count, irqs[0]);
+	for (int c = 1; c < 4; c++)
+		assert_int_equal(s->cpus[c].irq_tlb_count, irqs[c] + 1);
+}
+
+static void test_migration_moves_folio_and_restores_pte(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct migrate_ctx *ctx = ctx_of(state);
+	uint64_t page = 5;
+
+	make_protnone(s, page, 1);
+	assert_int_equal(migrate_to_node1(s, ctx, &page, 1, MR_NUMA_MISPLACED), 0);
+	struct folio f = folio_at(s, page);
+	pte_t pte = *testsim_pte(s, page);
+	assert_int_equal(folio_nid(f), 1);
+	assert_true(pte & PTE_PRESENT);
+	assert_false(pte_protnone(pte));
+	assert_false(is_migration_entry(pte));
+	assert_int_equal(f.fs->mapcount[f.idx], 1);
+	assert_int_equal(f.fs->flags[f.idx] & (FOLIO_ISOLATED | FOLIO_LOCKED), 0);
+	assert_int_equal(ctx->nr_succeeded, 1);
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 1);
+	assert_int_equal(testsim_event(s, PGMIGRATE_FAIL), 0);
+}
+
+/* ---- single-folio-v2 ------------------------------------------------------ */
+
+static void test_v2_lone_small_folio_does_not_batch(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v2");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t page = 5;
+
+	make_protnone(s, page, 1);
+	uint32_t batched = mm->tlb_flush_batched;
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_NUMA_MISPLACED), 0);
+	assert_int_equal(mm->tlb_flush_batched, batched);
+	assert_int_equal(s->st.batch_flushes, 0);
+	/* ptep_clear_flush flushed the accessible PROT_NONE PTE at once */
+	assert_true(testsim_event(s, NR_TLB_REMOTE_FLUSH) >= 1);
+	testsim_enter(s, 0, 2 * NSEC_PER_SEC);
+	assert_false(flush_tlb_batched_pending(mm));
+	assert_int_equal(folio_nid(folio_at(s, page)), 1);
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 1);
+}
+
+static void test_v2_two_folios_batch(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v2");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t pages[2] = { 5, 6 };
+
+	make_protnone(s, 5, 2);
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), pages, 2, MR_NUMA_MISPLACED), 0);
+	assert_int_equal(pending_gen(mm), 2);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 2);
+}
+
+static void test_v2_large_folio_batches(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v2");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t page = 8;
+
+	make_large_folio(s, 8, 2);
+	make_protnone(s, 8, 4);
+	assert_true(folio_test_large(folio_at(s, 9)));
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_NUMA_MISPLACED), 0);
+	assert_true(pending_gen(mm) >= 1);
+	assert_int_equal(s->st.batch_flushes, 1);
+	for (uint64_t p = 8; p < 12; p++) {
+		assert_int_equal(folio_at(s, p).fs->nid[vma_store_idx(testsim_vma(s), testsim_addr(s, p))], 1);
+		assert_true(*testsim_pte(s, p) & PTE_PRESENT);
+	}
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 4);
+}
+
+static void test_v2_shared_folio_batches(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v2");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t page = 5;
+	struct folio f = folio_at(s, page);
+
+	make_protnone(s, page, 1);
+	f.fs->mapcount[f.idx] = 2; /* mapped by another process too */
+	assert_true(folio_maybe_mapped_shared(f));
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_NUMA_MISPLACED), 0);
+	assert_int_equal(pending_gen(mm), 1);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(f.fs->mapcount[f.idx], 2);
+}
+
+/* ---- single-folio-v1 ------------------------------------------------------ */
+
+static void test_v1_numa_misplaced_never_batches(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v1");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t pages[2] = { 5, 6 };
+
+	make_protnone(s, 5, 2);
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), pages, 2, MR_NUMA_MISPLACED), 0);
+	assert_int_equal(mm->tlb_flush_batched, 0);
+	assert_int_equal(s->st.batch_flushes, 0);
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 2);
+}
+
+static void test_v1_syscall_migration_batches(void **state)
+{
+	struct sim *s = mk(state, "v7.3+single-folio-v1");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t page = 5;
+
+	make_protnone(s, page, 1);
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_SYSCALL), 0);
+	assert_int_equal(pending_gen(mm), 1);
+	assert_int_equal(s->st.batch_flushes, 1);
+}
+
+/* ---- before 7e12beb8ca2a (v6.3): no batched migration flush -------------- */
+
+static void test_v5_15_migration_never_batches(void **state)
+{
+	struct sim *s = mk(state, "v5.15");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t pages[2] = { 5, 6 };
+
+	make_protnone(s, 5, 2);
+	assert_int_equal(migrate_to_node1(s, ctx_of(state), pages, 2, MR_SYSCALL), 0);
+	assert_int_equal(mm->tlb_flush_batched, 0);
+	assert_int_equal(s->st.batch_flushes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_v7_3_lone_protnone_folio_batches_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_moves_folio_and_restores_pte, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_lone_small_folio_does_not_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_two_folios_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_large_folio_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_shared_folio_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_numa_misplaced_never_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_syscall_migration_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v5_15_migration_never_batches, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("migrate", tests, NULL, NULL);
+}

@@ -1,0 +1,167 @@
+/* change_prot_numa / change_pte_range (mm/mprotect.c, mm/mempolicy.c):
+ * PROT_NONE PTEs are skipped, numa_pte_updates counts changed PTEs, the
+ * gather covers what changed, and flush_tlb_batched_pending runs once per
+ * PTE table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "asm/tlbflush.h"
+#include "linux/mm.h"
+#include "unit/helpers/testsim.h"
+
+static int teardown(void **state)
+{
+	if (*state)
+		testsim_free(*state);
+	*state = NULL;
+	return 0;
+}
+
+static struct sim *mk(void **state)
+{
+	struct sim *s = testsim_new("v7.3", FLUSH_X86_IPI);
+	*state = s;
+	return s;
+}
+
+static void make_protnone(struct sim *s, uint64_t first, uint64_t n)
+{
+	for (uint64_t p = first; p < first + n; p++) {
+		pte_t *ptep = testsim_pte(s, p);
+		set_pte_at(&s->mms[0], testsim_addr(s, p), ptep,
+			   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	}
+}
+
+static uint64_t count_protnone(struct sim *s, uint64_t first, uint64_t n)
+{
+	uint64_t c = 0;
+	for (uint64_t p = first; p < first + n; p++)
+		c += pte_protnone(*testsim_pte(s, p));
+	return c;
+}
+
+static void test_change_prot_numa_skips_protnone_and_counts_updates(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	make_protnone(s, 0, 100);
+	unsigned long n = change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE);
+	assert_int_equal(n, 412);
+	assert_int_equal(testsim_event(s, NUMA_PTE_UPDATES), 412);
+	assert_int_equal(count_protnone(s, 0, PTRS_PER_PTE), PTRS_PER_PTE);
+	assert_int_equal(count_protnone(s, PTRS_PER_PTE, PTRS_PER_PTE), 0); /* next table untouched */
+	struct pte_table *t = &vma->tables[0];
+	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, PTRS_PER_PTE);
+	assert_int_equal(s->mms[0].tlb_flush_pending, 0);
+}
+
+static void test_change_pte_range_gathers_only_changed_ptes(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	make_protnone(s, 0, 100);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	long n = change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	assert_int_equal(n, 412);
+	assert_true(tlb.cleared_ptes);
+	assert_int_equal(tlb.start, testsim_addr(s, 100));
+	assert_int_equal(tlb.end, vma->vm_start + PMD_SIZE);
+	tlb_finish_mmu(&tlb);
+}
+
+static void test_change_pte_range_all_protnone_changes_nothing(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	make_protnone(s, 0, PTRS_PER_PTE);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	long n = change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	assert_int_equal(n, 0);
+	assert_false(tlb.cleared_ptes);
+	tlb_finish_mmu(&tlb);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0); /* no PTE changed: no flush */
+}
+
+static void test_change_pte_range_flushes_batched_pending_once_per_table(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mm_struct *mm = &s->mms[0];
+	struct mmu_gather tlb;
+	uint64_t a = testsim_addr(s, 1000);
+
+	/* another task recorded a batched unmap */
+	testsim_enter(s, 1, NSEC_PER_SEC);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, a, a + PAGE_SIZE);
+	assert_int_equal(mm->tlb_flush_batched, 1);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	tlb_gather_mmu(&tlb, mm);
+	change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+	assert_int_equal(mm->tlb_flush_batched, 1u | (1u << TLB_FLUSH_BATCH_FLUSHED_SHIFT));
+	change_pte_range(&tlb, vma, vma->vm_start + PMD_SIZE, vma->vm_start + 2 * PMD_SIZE,
+			 MM_CP_PROT_NUMA);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+	tlb_finish_mmu(&tlb);
+}
+
+static void test_change_prot_numa_two_tables_one_pending_flush(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 1500);
+
+	testsim_enter(s, 1, NSEC_PER_SEC);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, a, a + PAGE_SIZE);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	s->current->act = ACT_SCAN; /* so the scanner instrumentation counts */
+	unsigned long n = change_prot_numa(vma, vma->vm_start, vma->vm_start + 2 * PMD_SIZE);
+	s->current->act = ACT_USER;
+	assert_int_equal(n, 2 * PTRS_PER_PTE);
+	assert_int_equal(s->st.scanner_flushes_cpr, 1);
+	/* one flush_tlb_batched_pending flush plus the gather's own flush */
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 2);
+}
+
+static void test_change_pte_range_no_batch_no_pending_flush(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0);
+	tlb_finish_mmu(&tlb);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_flushes_batched_pending_once_per_table, teardown),
+		cmocka_unit_test_teardown(test_change_prot_numa_two_tables_one_pending_flush, teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_no_batch_no_pending_flush, teardown),
+	};
+	return cmocka_run_group_tests_name("mprotect", tests, NULL, NULL);
+}

@@ -1,0 +1,233 @@
+/* mm/rmap.c unmap batching: set_tlb_ubc_flush_pending, the pending/flushed
+ * generations of mm->tlb_flush_batched, flush_tlb_batched_pending and
+ * try_to_unmap_flush (with and without the flush-side patch). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "asm/tlbflush.h"
+#include "linux/mm.h"
+#include "unit/helpers/testsim.h"
+
+static int teardown(void **state)
+{
+	if (*state)
+		testsim_free(*state);
+	*state = NULL;
+	return 0;
+}
+
+static struct sim *mk(void **state, const char *kernel)
+{
+	struct sim *s = testsim_new(kernel, FLUSH_X86_IPI);
+	*state = s;
+	return s;
+}
+
+static uint32_t pending_gen(const struct mm_struct *mm)
+{
+	return mm->tlb_flush_batched & TLB_FLUSH_BATCH_PENDING_MASK;
+}
+
+static uint32_t flushed_gen(const struct mm_struct *mm)
+{
+	return mm->tlb_flush_batched >> TLB_FLUSH_BATCH_FLUSHED_SHIFT;
+}
+
+/* Record a batched unmap of page @page's PTE (value @pteval) as task @task. */
+static void ubc_add(struct sim *s, int task, uint64_t page, pte_t pteval)
+{
+	uint64_t a = testsim_addr(s, page);
+	testsim_enter(s, task, NSEC_PER_SEC);
+	set_tlb_ubc_flush_pending(&s->mms[0], pteval, a, a + PAGE_SIZE);
+}
+
+/* ---- rule 2: set_tlb_ubc_flush_pending ----------------------------------- */
+
+static void check_inaccessible_protnone_not_recorded(struct sim *s)
+{
+	struct mm_struct *mm = &s->mms[0];
+	uint32_t batched = mm->tlb_flush_batched;
+	uint64_t gen = mm->tlb_gen;
+
+	assert_int_equal(mm->tlb_flush_pending, 0);
+	ubc_add(s, 0, 3, PTE_PROTNONE | PTE_YOUNG | PTE_DIRTY);
+	assert_false(s->current->tlb_ubc.flush_required);
+	assert_false(s->current->tlb_ubc.writable);
+	assert_int_equal(mm->tlb_flush_batched, batched);
+	assert_int_equal(mm->tlb_gen, gen); /* arch_tlbbatch_add_pending not called */
+}
+
+static void test_ubc_skips_inaccessible_protnone_v6_4(void **state)
+{
+	check_inaccessible_protnone_not_recorded(mk(state, "v6.4"));
+}
+
+static void test_ubc_skips_inaccessible_protnone_v7_3(void **state)
+{
+	check_inaccessible_protnone_not_recorded(mk(state, "v7.3"));
+}
+
+static void test_ubc_records_inaccessible_protnone_v6_3(void **state)
+{
+	struct sim *s = mk(state, "v6.3");
+	struct mm_struct *mm = &s->mms[0];
+	uint32_t pending = pending_gen(mm);
+
+	ubc_add(s, 0, 3, PTE_PROTNONE | PTE_YOUNG);
+	assert_true(s->current->tlb_ubc.flush_required);
+	assert_int_equal(pending_gen(mm), pending + 1);
+	assert_int_equal(flushed_gen(mm), 0);
+	assert_true(cpumask_test_cpu(2, &s->current->tlb_ubc.arch.cpumask));
+}
+
+static void test_ubc_records_present_pte_v7_3(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+	uint32_t pending = pending_gen(mm);
+
+	ubc_add(s, 0, 3, PTE_PRESENT | PTE_YOUNG | PTE_DIRTY);
+	assert_true(s->current->tlb_ubc.flush_required);
+	assert_true(s->current->tlb_ubc.writable); /* the PTE was dirty */
+	assert_int_equal(pending_gen(mm), pending + 1);
+}
+
+static void test_ubc_records_protnone_while_flush_pending_v7_3(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	inc_tlb_flush_pending(mm);
+	ubc_add(s, 0, 3, PTE_PROTNONE | PTE_YOUNG);
+	dec_tlb_flush_pending(mm);
+	assert_true(s->current->tlb_ubc.flush_required);
+	assert_int_equal(pending_gen(mm), 1);
+}
+
+static void test_ubc_pending_overflow_resets_word_to_one(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	mm->tlb_flush_batched = 0x4000u | (0x3ff0u << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	assert_int_equal(mm->tlb_flush_batched, 1); /* pending 1, flushed 0 */
+}
+
+static void test_ubc_pending_at_large_still_increments(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+	uint32_t w = TLB_FLUSH_BATCH_PENDING_LARGE | (0x3ff0u << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+
+	assert_int_equal(TLB_FLUSH_BATCH_PENDING_LARGE, 0x3fff);
+	mm->tlb_flush_batched = w;
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	assert_int_equal(mm->tlb_flush_batched, w + 1);
+}
+
+/* ---- rule 3: flush_tlb_batched_pending ----------------------------------- */
+
+static void test_flush_batched_pending_flushes_once_per_generation(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	testsim_enter(s, 1, NSEC_PER_SEC);
+	assert_true(flush_tlb_batched_pending(mm));
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+	assert_int_equal(flushed_gen(mm), pending_gen(mm));
+	assert_int_equal(mm->tlb_flush_batched, 1u | (1u << TLB_FLUSH_BATCH_FLUSHED_SHIFT));
+
+	/* nothing new: no second flush */
+	assert_false(flush_tlb_batched_pending(mm));
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+
+	/* a new batch: flush again */
+	ubc_add(s, 0, 4, PTE_PRESENT);
+	testsim_enter(s, 1, NSEC_PER_SEC);
+	assert_true(flush_tlb_batched_pending(mm));
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 2);
+	assert_int_equal(mm->tlb_flush_batched, 2u | (2u << TLB_FLUSH_BATCH_FLUSHED_SHIFT));
+}
+
+static void test_flush_batched_pending_nothing_recorded_no_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_false(flush_tlb_batched_pending(mm));
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0);
+	assert_int_equal(testsim_tlb_irqs(s), 0);
+}
+
+/* ---- rule 4: try_to_unmap_flush and the flushed generation ------------- */
+
+static void test_try_to_unmap_flush_keeps_flushed_gen_v7_3(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	try_to_unmap_flush(s);
+	assert_false(s->current->tlb_ubc.flush_required);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(pending_gen(mm), 1);
+	assert_int_equal(flushed_gen(mm), 0);
+	/* the batch costs a second flush under the next PTL walker */
+	assert_true(flush_tlb_batched_pending(mm));
+}
+
+static void test_try_to_unmap_flush_advances_flushed_gen_flush_side(void **state)
+{
+	struct sim *s = mk(state, "v7.3+flush-side");
+	struct mm_struct *mm = &s->mms[0];
+
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	try_to_unmap_flush(s);
+	assert_false(s->current->tlb_ubc.flush_required);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(mm->tlb_flush_batched, 1u | (1u << TLB_FLUSH_BATCH_FLUSHED_SHIFT));
+	unsigned long long flushes = testsim_event(s, NR_TLB_REMOTE_FLUSH);
+	assert_false(flush_tlb_batched_pending(mm));
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), flushes);
+}
+
+static void test_flush_side_keeps_flushed_gen_if_a_later_batch_raced(void **state)
+{
+	struct sim *s = mk(state, "v7.3+flush-side");
+	struct mm_struct *mm = &s->mms[0];
+
+	ubc_add(s, 0, 3, PTE_PRESENT); /* task 0: generation 1 */
+	ubc_add(s, 1, 4, PTE_PRESENT); /* task 1: generation 2, not yet flushed */
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	try_to_unmap_flush(s);
+	assert_int_equal(pending_gen(mm), 2);
+	assert_int_equal(flushed_gen(mm), 0);
+	assert_true(flush_tlb_batched_pending(mm));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v6_4, teardown),
+		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v7_3, teardown),
+		cmocka_unit_test_teardown(test_ubc_records_inaccessible_protnone_v6_3, teardown),
+		cmocka_unit_test_teardown(test_ubc_records_present_pte_v7_3, teardown),
+		cmocka_unit_test_teardown(test_ubc_records_protnone_while_flush_pending_v7_3, teardown),
+		cmocka_unit_test_teardown(test_ubc_pending_overflow_resets_word_to_one, teardown),
+		cmocka_unit_test_teardown(test_ubc_pending_at_large_still_increments, teardown),
+		cmocka_unit_test_teardown(test_flush_batched_pending_flushes_once_per_generation, teardown),
+		cmocka_unit_test_teardown(test_flush_batched_pending_nothing_recorded_no_flush, teardown),
+		cmocka_unit_test_teardown(test_try_to_unmap_flush_keeps_flushed_gen_v7_3, teardown),
+		cmocka_unit_test_teardown(test_try_to_unmap_flush_advances_flushed_gen_flush_side, teardown),
+		cmocka_unit_test_teardown(test_flush_side_keeps_flushed_gen_if_a_later_batch_raced, teardown),
+	};
+	return cmocka_run_group_tests_name("rmap", tests, NULL, NULL);
+}

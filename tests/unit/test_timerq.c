@@ -1,0 +1,209 @@
+/* sim/timerq.c: pop order by (time, id), re-arming, cancelling, and a
+ * randomized comparison with a reference (fixed seed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "sim/timerq.h"
+
+static int setup(void **state)
+{
+	struct timerq *q = calloc(1, sizeof(*q));
+	if (!q || timerq_init(q, 64)) {
+		free(q);
+		return -1;
+	}
+	*state = q;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct timerq *q = *state;
+	timerq_free(q);
+	free(q);
+	return 0;
+}
+
+static void expect_pop(struct timerq *q, uint32_t id, uint64_t when)
+{
+	uint64_t w = 0;
+	assert_false(timerq_empty(q));
+	assert_int_equal(timerq_pop(q, &w), id);
+	assert_int_equal(w, when);
+	assert_false(timerq_armed(q, id));
+}
+
+static void test_pop_order_by_time_then_id(void **state)
+{
+	struct timerq *q = *state;
+	timerq_set(q, 5, 100);
+	timerq_set(q, 2, 100);
+	timerq_set(q, 9, 50);
+	timerq_set(q, 0, 200);
+	timerq_set(q, 7, 100);
+	timerq_set(q, 63, 50);
+	timerq_set(q, 1, 100);
+	expect_pop(q, 9, 50);
+	expect_pop(q, 63, 50);
+	expect_pop(q, 1, 100);
+	expect_pop(q, 2, 100);
+	expect_pop(q, 5, 100);
+	expect_pop(q, 7, 100);
+	expect_pop(q, 0, 200);
+	assert_true(timerq_empty(q));
+}
+
+static void test_rearm_moves_timer_earlier(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t id = 0; id < 20; id++)
+		timerq_set(q, id, 1000 + id * 10);
+	timerq_set(q, 17, 5);
+	assert_true(timerq_armed(q, 17));
+	expect_pop(q, 17, 5);
+	expect_pop(q, 0, 1000);
+}
+
+static void test_rearm_moves_timer_later(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t id = 0; id < 20; id++)
+		timerq_set(q, id, 1000 + id * 10);
+	timerq_set(q, 0, 1095); /* between 9 (1090) and 10 (1100) */
+	for (uint32_t id = 1; id < 10; id++)
+		expect_pop(q, id, 1000 + id * 10);
+	expect_pop(q, 0, 1095);
+	expect_pop(q, 10, 1100);
+}
+
+static void test_rearm_same_time_ties_by_id(void **state)
+{
+	struct timerq *q = *state;
+	timerq_set(q, 3, 100);
+	timerq_set(q, 8, 200);
+	timerq_set(q, 8, 100); /* now ties with 3: 3 first */
+	expect_pop(q, 3, 100);
+	expect_pop(q, 8, 100);
+}
+
+static void test_cancel_removes_timer(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t id = 0; id < 10; id++)
+		timerq_set(q, id, 100 - id);
+	timerq_cancel(q, 4);
+	timerq_cancel(q, 9); /* the earliest */
+	timerq_cancel(q, 4); /* cancelling an idle timer is a no-op */
+	assert_false(timerq_armed(q, 4));
+	assert_false(timerq_armed(q, 9));
+	assert_int_equal(q->size, 8);
+	for (uint32_t id = 8; id != UINT32_MAX; id--)
+		if (id != 4)
+			expect_pop(q, id, 100 - id);
+	assert_true(timerq_empty(q));
+	/* a cancelled timer can be armed again */
+	timerq_set(q, 4, 7);
+	expect_pop(q, 4, 7);
+}
+
+/* xorshift64*, fixed seed */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545F4914F6CDD1Dull;
+}
+
+#define NIDS 64
+
+/* The reference: the armed (when, id) with the smallest key, by scan. */
+static int ref_min(const bool *armed, const uint64_t *when)
+{
+	int best = -1;
+	for (int i = 0; i < NIDS; i++)
+		if (armed[i] && (best < 0 || when[i] < when[best]))
+			best = i; /* ascending ids: ties keep the smaller id */
+	return best;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void test_randomized_against_reference(void **state)
+{
+	struct timerq *q = *state;
+	bool armed[NIDS] = { false };
+	uint64_t when[NIDS] = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int pops = 0;
+
+	for (int op = 0; op < 20000; op++) {
+		uint64_t r = rnd(&x);
+		uint32_t id = (uint32_t)(r % NIDS);
+		uint64_t t = (r >> 8) % 50; /* a small range: many ties */
+		switch ((r >> 32) % 4) {
+		case 0:
+		case 1:
+			timerq_set(q, id, t);
+			armed[id] = true;
+			when[id] = t;
+			break;
+		case 2:
+			timerq_cancel(q, id);
+			armed[id] = false;
+			break;
+		default: {
+			int want = ref_min(armed, when);
+			if (want < 0) {
+				assert_true(timerq_empty(q));
+				break;
+			}
+			expect_pop(q, (uint32_t)want, when[want]);
+			armed[want] = false;
+			pops++;
+		}
+		}
+		for (uint32_t i = 0; i < NIDS; i++)
+			assert_int_equal(timerq_armed(q, i), armed[i]);
+	}
+	assert_true(pops > 1000);
+
+	/* drain: the remaining timers come out in sorted (when, id) order */
+	uint64_t keys[NIDS][2];
+	int n = 0;
+	for (int i = 0; i < NIDS; i++)
+		if (armed[i]) {
+			keys[n][0] = when[i];
+			keys[n][1] = (uint64_t)i;
+			n++;
+		}
+	qsort(keys, (size_t)n, sizeof(keys[0]), cmp_key);
+	assert_int_equal(q->size, n);
+	for (int i = 0; i < n; i++)
+		expect_pop(q, (uint32_t)keys[i][1], keys[i][0]);
+	assert_true(timerq_empty(q));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pop_order_by_time_then_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rearm_moves_timer_earlier, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rearm_moves_timer_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rearm_same_time_ties_by_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_removes_timer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_randomized_against_reference, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("timerq", tests, NULL, NULL);
+}

@@ -1,0 +1,320 @@
+/* TLB rules: pte_accessible, the x86 flush range ceiling, IPI receivers,
+ * broadcast engines (INVLPGB, arm64) and the nested mmu_gather. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "asm/tlbflush.h"
+#include "linux/mm.h"
+#include "unit/helpers/testsim.h"
+
+static int teardown(void **state)
+{
+	if (*state)
+		testsim_free(*state);
+	*state = NULL;
+	return 0;
+}
+
+static struct sim *mk(void **state, const char *kernel, enum flush_engine engine)
+{
+	struct sim *s = testsim_new(kernel, engine);
+	*state = s;
+	return s;
+}
+
+static unsigned long long ev(struct sim *s, int cpu, enum vm_event_item item)
+{
+	return s->cpus[cpu].vm_events[item];
+}
+
+/* ---- rule 1: pte_accessible --------------------------------------------- */
+
+static void check_protnone_needs_pending(struct sim *s)
+{
+	struct mm_struct *mm = &s->mms[0];
+	pte_t protnone = PTE_PROTNONE | PTE_YOUNG | PTE_DIRTY;
+
+	testsim_enter(s, 0, 0);
+	assert_int_equal(mm->tlb_flush_pending, 0);
+	assert_false(pte_accessible(mm, protnone));
+	inc_tlb_flush_pending(mm);
+	assert_true(pte_accessible(mm, protnone));
+	inc_tlb_flush_pending(mm);
+	assert_true(pte_accessible(mm, protnone));
+	dec_tlb_flush_pending(mm);
+	dec_tlb_flush_pending(mm);
+	assert_false(pte_accessible(mm, protnone));
+}
+
+static void test_pte_accessible_protnone_only_while_flush_pending_x86(void **state)
+{
+	check_protnone_needs_pending(mk(state, "v7.3", FLUSH_X86_IPI));
+}
+
+static void test_pte_accessible_protnone_only_while_flush_pending_arm64(void **state)
+{
+	check_protnone_needs_pending(mk(state, "v7.3", FLUSH_ARM64));
+}
+
+static void check_present_always_none_never(struct sim *s)
+{
+	struct mm_struct *mm = &s->mms[0];
+	pte_t present = PTE_PRESENT | PTE_WRITE | PTE_YOUNG | PTE_DIRTY;
+	pte_t migration = PTE_MIGRATION | PTE_WRITE | PTE_YOUNG | PTE_DIRTY;
+
+	testsim_enter(s, 0, 0);
+	for (int pending = 0; pending < 2; pending++) {
+		mm->tlb_flush_pending = pending;
+		assert_true(pte_accessible(mm, present));
+		assert_true(pte_accessible(mm, PTE_PRESENT));
+		assert_false(pte_accessible(mm, 0));
+		assert_false(pte_accessible(mm, migration));
+		assert_false(pte_accessible(mm, PTE_MIGRATION));
+	}
+	mm->tlb_flush_pending = 0;
+}
+
+static void test_pte_accessible_present_always_none_and_migration_never_x86(void **state)
+{
+	check_present_always_none_never(mk(state, "v7.3", FLUSH_X86_IPI));
+}
+
+static void test_pte_accessible_present_always_none_and_migration_never_arm64(void **state)
+{
+	check_present_always_none_never(mk(state, "v7.3", FLUSH_ARM64));
+}
+
+/* ---- rule 6: tlb_single_page_flush_ceiling ------------------------------ */
+
+static void test_flush_over_ceiling_becomes_full_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	assert_int_equal(s->m.tlb_single_page_flush_ceiling, 33);
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + 34 * PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 1);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 0);
+}
+
+static void test_flush_at_ceiling_stays_per_page(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + 33 * PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 33);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 0);
+}
+
+static void test_flush_two_pages_counts_local_flush_one_per_page(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_ptr_equal(s->cpus[0].loaded_mm, mm);
+	flush_tlb_mm_range(mm, a, a + 2 * PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 2);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 0);
+	/* the receivers do not count local flushes */
+	for (int c = 1; c < 4; c++) {
+		assert_int_equal(ev(s, c, NR_TLB_LOCAL_FLUSH_ONE), 0);
+		assert_int_equal(ev(s, c, NR_TLB_LOCAL_FLUSH_ALL), 0);
+	}
+}
+
+/* ---- rule 7: the receiver counts the IPI even when up to date ----------- */
+
+static void test_receiver_counts_ipi_even_when_tlb_gen_current(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	double refill[4];
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	for (int c = 1; c < 4; c++) {
+		s->cpus[c].loaded_gen = mm->tlb_gen + 1; /* already up to date */
+		refill[c] = s->cpus[c].cost[COST_TLB_REFILL];
+	}
+	flush_tlb_mm(mm);
+	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
+	for (int c = 1; c < 4; c++) {
+		assert_int_equal(s->cpus[c].irq_tlb_count, 1);
+		assert_int_equal(ev(s, c, NR_TLB_REMOTE_FLUSH_RECEIVED), 1);
+		assert_true(s->cpus[c].cost[COST_TLB_REFILL] == refill[c]);
+	}
+	/* the initiator does not count an IPI for itself */
+	assert_int_equal(s->cpus[0].irq_tlb_count, 0);
+	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
+}
+
+static void test_receiver_behind_tlb_gen_refills(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	double before = s->cpus[2].cost[COST_TLB_REFILL];
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm(mm);
+	assert_int_equal(s->cpus[2].irq_tlb_count, 1);
+	assert_true(s->cpus[2].cost[COST_TLB_REFILL] > before);
+	assert_int_equal(s->cpus[2].loaded_gen, mm->tlb_gen);
+}
+
+/* ---- rule 8: broadcast engines send no IPIs ----------------------------- */
+
+static void test_x86_ipi_flush_interrupts_other_cpus(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + 2 * PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(testsim_tlb_irqs(s), 3);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+}
+
+static void test_invlpgb_global_asid_flush_sends_no_ipis(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_INVLPGB);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	mm->global_asid = true;
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + 2 * PAGE_SIZE, PAGE_SHIFT, false);
+	flush_tlb_mm(mm);
+	assert_int_equal(s->st.broadcasts, 2);
+	assert_int_equal(testsim_tlb_irqs(s), 0);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
+}
+
+static void test_invlpgb_batch_flush_sends_no_ipis(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_INVLPGB);
+	struct mm_struct *mm = &s->mms[0];
+	struct arch_tlbflush_unmap_batch *b;
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	b = &s->current->tlb_ubc.arch;
+	arch_tlbbatch_add_pending(b, mm, a, a + PAGE_SIZE);
+	assert_true(b->unmapped_pages);
+	arch_tlbbatch_flush(s, b);
+	assert_int_equal(s->st.broadcasts, 1);
+	assert_int_equal(testsim_tlb_irqs(s), 0);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0);
+}
+
+static void test_arm64_flushes_send_no_ipis(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_ARM64);
+	struct mm_struct *mm = &s->mms[0];
+	struct arch_tlbflush_unmap_batch *b;
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + 2 * PAGE_SIZE, PAGE_SHIFT, false);
+	flush_tlb_mm(mm);
+	b = &s->current->tlb_ubc.arch;
+	arch_tlbbatch_add_pending(b, mm, a, a + PAGE_SIZE);
+	arch_tlbbatch_flush(s, b);
+	assert_int_equal(s->st.broadcasts, 2);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(testsim_tlb_irqs(s), 0);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 0);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
+}
+
+/* ---- rule 11: a nested gather finishes with a full flush ---------------- */
+
+static void change_one_pte(struct sim *s, struct mmu_gather *tlb, uint64_t page)
+{
+	uint64_t a = testsim_addr(s, page);
+	pte_t *ptep = testsim_pte(s, page);
+	set_pte_at(&s->mms[0], a, ptep, PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	tlb_flush_pte_range(tlb, a, PAGE_SIZE);
+}
+
+static void test_nested_gather_finishes_with_full_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	struct mmu_gather outer, inner;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	s->cpus[3].is_lazy = true; /* only a freed_tables flush reaches it */
+	tlb_gather_mmu(&outer, mm);
+	tlb_gather_mmu(&inner, mm);
+	assert_int_equal(mm->tlb_flush_pending, 2);
+	change_one_pte(s, &outer, 7);
+	tlb_finish_mmu(&outer);
+
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 1);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 0);
+	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
+	for (int c = 1; c < 4; c++)
+		assert_int_equal(s->cpus[c].irq_tlb_count, 1); /* the lazy CPU 3 too */
+	assert_null(s->cpus[3].loaded_mm);                 /* it switched to init_mm */
+	assert_int_equal(mm->tlb_flush_pending, 1);
+
+	/* the other gather changed nothing and is no longer nested */
+	tlb_finish_mmu(&inner);
+	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
+	assert_int_equal(mm->tlb_flush_pending, 0);
+}
+
+static void test_lone_gather_flushes_one_page(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	s->cpus[3].is_lazy = true;
+	tlb_gather_mmu(&tlb, mm);
+	change_one_pte(s, &tlb, 7);
+	tlb_finish_mmu(&tlb);
+
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 1);
+	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 0);
+	assert_int_equal(s->cpus[1].irq_tlb_count, 1);
+	assert_int_equal(s->cpus[2].irq_tlb_count, 1);
+	assert_int_equal(s->cpus[3].irq_tlb_count, 0); /* lazy: skipped */
+	assert_ptr_equal(s->cpus[3].loaded_mm, mm);
+	assert_int_equal(mm->tlb_flush_pending, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_x86, teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_arm64, teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_x86, teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_arm64, teardown),
+		cmocka_unit_test_teardown(test_flush_over_ceiling_becomes_full_flush, teardown),
+		cmocka_unit_test_teardown(test_flush_at_ceiling_stays_per_page, teardown),
+		cmocka_unit_test_teardown(test_flush_two_pages_counts_local_flush_one_per_page, teardown),
+		cmocka_unit_test_teardown(test_receiver_counts_ipi_even_when_tlb_gen_current, teardown),
+		cmocka_unit_test_teardown(test_receiver_behind_tlb_gen_refills, teardown),
+		cmocka_unit_test_teardown(test_x86_ipi_flush_interrupts_other_cpus, teardown),
+		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, teardown),
+		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, teardown),
+		cmocka_unit_test_teardown(test_arm64_flushes_send_no_ipis, teardown),
+		cmocka_unit_test_teardown(test_nested_gather_finishes_with_full_flush, teardown),
+		cmocka_unit_test_teardown(test_lone_gather_flushes_one_page, teardown),
+	};
+	return cmocka_run_group_tests_name("tlb", tests, NULL, NULL);
+}
