@@ -36,7 +36,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 
 CFLAGS = -std=c11 $(OPTFLAGS) -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include $(PKG_CFLAGS)
-LDLIBS = $(PKG_LIBS) -lm
+LDLIBS = $(PKG_LIBS) -lm -pthread
 
 # Sanitizer builds: sanitizer flags are appended to both CFLAGS and LDFLAGS,
 # even if CFLAGS/LDFLAGS are overridden on the command line.

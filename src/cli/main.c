@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "kernel/variants.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "sim/sim.h"
 
-#define EXIT_INPUT 2
 
 static const char usage_text[] =
 	"usage: numasim COMMAND [OPTIONS]\n"
@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  run SCENARIO|FILE [OPTIONS]  run a built-in scenario or an INI file\n"
+	"  ab SCENARIO --kernels A,B    A/B pairs (balancing on vs off): the seed table\n"
 	"  scenarios                    list the built-in scenarios\n"
 	"  kernels                      list the kernel bases and patches\n"
 	"  show SCENARIO                print a built-in scenario's INI text\n"
@@ -161,16 +162,6 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* A name is a built-in scenario unless it is an existing file or looks
- * like a path. */
-static int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen)
-{
-	struct stat st;
-	if (stat(arg, &st) != 0 && !strchr(arg, '/') && !strstr(arg, ".ini"))
-		return scenario_load_builtin(arg, sc, err, errlen);
-	return scenario_load_file(arg, sc, err, errlen);
-}
-
 static int apply_overrides(const struct run_args *a, struct scenario *sc, char *err,
 			   size_t errlen)
 {
@@ -180,28 +171,6 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 				: scenario_set(sc, o->value, err, errlen);
 		if (rc)
 			return -1;
-	}
-	return 0;
-}
-
-/* Fail before a long run, not after it, if the JSON cannot be written. */
-static int check_json_path(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!*path || (!stat(path, &st) && S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen, "--json: '%s' is not a file name", path);
-		return -1;
-	}
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (access(dir, W_OK) != 0) {
-		snprintf(err, errlen, "--json: %s: cannot write in its directory: %s", path,
-			 strerror(errno));
-		return -1;
 	}
 	return 0;
 }
@@ -331,6 +300,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, run_usage },
+	{ "ab", cmd_ab, ab_usage },
 	{ "scenarios", cmd_scenarios, scenarios_usage },
 	{ "kernels", cmd_kernels, kernels_usage },
 	{ "show", cmd_show, show_usage },

@@ -33,7 +33,7 @@
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
-	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI,
+	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_CPU_GHZ,
 #define COST_ID(f) K_COST_##f,
 	COST_FIELDS(COST_ID)
 #undef COST_ID
@@ -92,6 +92,7 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_FLUSH_ENGINE] = { "machine", "flush_engine", KT_ENGINE, OFF(m.engine), 0, 0, false },
 	MACHINE(TLB_ENTRIES, tlb_entries, 1, 1 << 24),
 	MACHINE(HZ, hz, 1, 100000),
+	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
 			    0, 0, false },
 	[K_DIST_SAME] = { "machine", "distance_same_socket", KT_INT, OFF(distance_same_socket),

@@ -132,7 +132,8 @@ static int setup_tasks(struct sim *s)
 
 int sim_init(struct sim *s, char *err, size_t errlen)
 {
-	nr_cpu_words = (s->m.nr_cpus + 63) / 64;
+	if (nr_cpu_words != (s->m.nr_cpus + 63) / 64) /* same value for every run of a machine: no race */
+		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
 	s->cpus = calloc((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
 	if (!s->cpus || !s->node_free_pages)

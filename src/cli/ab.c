@@ -1,0 +1,389 @@
+/* numasim ab: the A/B methodology of the published measurement.  For each
+ * kernel, N pairs of runs; the two runs of a pair share the scenario and the
+ * seed (placement, first touch: the same "boot") and differ only in
+ * kernel.numa_balancing.  Runs go to a pool of threads; every run is
+ * deterministic and lands in its own slot, so the output does not depend on
+ * the number of threads. */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/figures.h"
+#include "report/report.h"
+
+#define MAX_KERNELS 8
+#define MAX_PAIRS 64
+
+const char ab_usage[] =
+	"usage: numasim ab SCENARIO|FILE --kernels A,B[,...] [OPTIONS]\n"
+	"\n"
+	"For each kernel, run N pairs (balancing on vs off, the same seed within a\n"
+	"pair, seeds SEED..SEED+N-1 across pairs) and print the seed table's\n"
+	"figures as min-max over the pairs, the instrumentation figures and where\n"
+	"the balancing cycles went.\n"
+	"\n"
+	"options:\n"
+	"  --kernels A,B       kernels to compare (at most 8)\n"
+	"  --pairs N           pairs per kernel (default 3)\n"
+	"  --duration S        simulated seconds per run\n"
+	"  --seed N            seed of the first pair\n"
+	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
+	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
+	"                      depend on it\n"
+	"  --json FILE         per-pair values as JSON\n"
+	"  -h, --help          this text\n";
+
+struct ab_job {
+	int kernel, pair;
+	bool on;
+	struct run_result res;
+	int rc;
+	char err[256];
+};
+
+struct ab {
+	struct scenario base;
+	char kernels[MAX_KERNELS][96];
+	int nr_kernels, pairs, jobs;
+	uint64_t seed0;
+	struct ab_job *job;
+	int nr_jobs;
+	atomic_int next;
+	const char *json;
+};
+
+static void run_job(const struct ab *ab, struct ab_job *j)
+{
+	struct scenario sc = ab->base;
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s) {
+		j->rc = 1;
+		snprintf(j->err, sizeof(j->err), "out of memory");
+		return;
+	}
+	snprintf(sc.kernel, sizeof(sc.kernel), "%s", ab->kernels[j->kernel]);
+	sc.seed = ab->seed0 + (uint64_t)j->pair;
+	sc.t.numa_balancing = j->on ? (ab->base.t.numa_balancing ? ab->base.t.numa_balancing : 1) : 0;
+	if (scenario_to_sim(&sc, s, j->err, sizeof(j->err)) || sim_init(s, j->err, sizeof(j->err))) {
+		j->rc = 1;
+	} else {
+		sim_run(s);
+		run_result_from_sim(s, &j->res);
+	}
+	sim_free(s);
+	free(s);
+}
+
+static void *worker(void *arg)
+{
+	struct ab *ab = arg;
+	int i;
+	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_jobs)
+		run_job(ab, &ab->job[i]);
+	return NULL;
+}
+
+static int run_all(struct ab *ab)
+{
+	pthread_t tid[64];
+	int n = ab->jobs < 64 ? ab->jobs : 64;
+	atomic_store(&ab->next, 0);
+	int started = 0;
+	for (; started < n; started++)
+		if (pthread_create(&tid[started], NULL, worker, ab))
+			break;
+	if (!started)
+		worker(ab);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (int i = 0; i < ab->nr_jobs; i++)
+		if (ab->job[i].rc) {
+			fprintf(stderr, "numasim ab: %s\n", ab->job[i].err);
+			return 1;
+		}
+	return 0;
+}
+
+/* The job of (kernel k, pair p, on/off). */
+static struct ab_job *job_of(struct ab *ab, int k, int p, bool on)
+{
+	return &ab->job[(k * ab->pairs + p) * 2 + (on ? 0 : 1)];
+}
+
+static double pair_value(struct ab *ab, enum ab_figure f, int k, int p)
+{
+	return ab_figure_value(f, &job_of(ab, k, p, true)->res, &job_of(ab, k, p, false)->res);
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+/* Published (BRIEF section 1), v7.3 and v7.3 + the v2 patch, for the seed. */
+static const char *const published[NR_AB_FIGURES] = {
+	[FIG_LOSS] = "13.0-16.5% | 0.5-6.3%",
+	[FIG_KCYCLES] = "1.18-1.22M | 0.28-0.31M",
+	[FIG_IRQ_PER_MIGRATED] = "202-210 | 12.7-13.6",
+	[FIG_SCANNER_FLUSHES_55S] = "~11600 | -",
+	[FIG_CPR_SHARE] = "99.9% | -",
+	[FIG_GATHER_MS] = "~90 ms | 6.7 ms",
+	[FIG_PENDING_SHARE] = "42% | 3.5%",
+	[FIG_PASS_WALL_SHARE] = "9-12% | -",
+	[FIG_OVERLAP_SHARE] = "33-42% | -",
+	[FIG_IN_CHUNK_SHARE] = "60% | -",
+	[FIG_PROTNONE_SHARE] = "- | ~96%",
+	[FIG_MIGRATIONS_PER_S] = "~1800 | -",
+	[FIG_PTE_UPDATES_PER_S] = "~108k | -",
+};
+
+static void format_range(char *buf, size_t len, const struct ab_figure_def *d, double lo, double hi)
+{
+	int dec = d->decimals;
+	if (d->decimals == 1 && hi * d->scale >= 100)
+		dec = 0;
+	snprintf(buf, len, "%.*f-%.*f%s", dec, lo * d->scale, dec, hi * d->scale, d->unit);
+}
+
+static void print_row(struct ab *ab, enum ab_figure f, bool show_published)
+{
+	const struct ab_figure_def *d = &ab_figures[f];
+	printf("%-42s", d->label);
+	for (int k = 0; k < ab->nr_kernels; k++) {
+		double lo = 0, hi = 0;
+		for (int p = 0; p < ab->pairs; p++) {
+			double v = pair_value(ab, f, k, p);
+			if (!p || v < lo)
+				lo = v;
+			if (!p || v > hi)
+				hi = v;
+		}
+		char buf[64];
+		format_range(buf, sizeof(buf), d, lo, hi);
+		printf(" %-22s", buf);
+	}
+	if (show_published && published[f])
+		printf(" %s", published[f]);
+	printf("\n");
+}
+
+static void print_breakdown(struct ab *ab)
+{
+	printf("\nwhere the balancing time went (on - off, %% of all CPU time, mean of pairs)\n");
+	printf("%-42s", "");
+	for (int k = 0; k < ab->nr_kernels; k++)
+		printf(" %-22s", ab->kernels[k]);
+	printf("\n");
+	for (int c = 0; c <= NR_COST_CAUSES; c++) {
+		printf("%-42s", c < NR_COST_CAUSES ? cost_cause_names[c] : "remote_access (user)");
+		for (int k = 0; k < ab->nr_kernels; k++) {
+			double sum = 0;
+			for (int p = 0; p < ab->pairs; p++) {
+				const struct run_result *on = &job_of(ab, k, p, true)->res;
+				const struct run_result *off = &job_of(ab, k, p, false)->res;
+				double d = c < NR_COST_CAUSES ? on->cost_ns[c] - off->cost_ns[c]
+							      : on->remote_ns - off->remote_ns;
+				sum += d / ((double)on->nr_cpus * on->sim_s * 1e9);
+			}
+			printf(" %-22.3f", 100 * sum / ab->pairs);
+		}
+		printf("\n");
+	}
+}
+
+static void print_table(struct ab *ab)
+{
+	bool seed = !strcmp(ab->base.name, "seed");
+	printf("numasim ab: %s, %d pair%s of %g s per kernel (balancing on vs off, seed %llu..%llu)\n\n",
+	       ab->base.name, ab->pairs, ab->pairs > 1 ? "s" : "", ab->base.duration_s,
+	       (unsigned long long)ab->seed0, (unsigned long long)(ab->seed0 + (uint64_t)ab->pairs - 1));
+	printf("%-42s", "figure (min-max over pairs)");
+	for (int k = 0; k < ab->nr_kernels; k++)
+		printf(" %-22s", ab->kernels[k]);
+	if (seed)
+		printf(" published v7.3 | +v2");
+	printf("\n");
+	for (int f = 0; f < NR_AB_FIGURES; f++) {
+		if (f == FIG_REFILL_CYCLES)
+			printf("\ninstrumentation\n");
+		print_row(ab, (enum ab_figure)f, seed);
+	}
+	print_breakdown(ab);
+	if (seed)
+		printf("\nPublished figures: BRIEF section 1 (v7.3 and v7.3 + the v2 patch, 2-socket\n"
+		       "384-CPU x86, three A/B pairs of 180 s).  See docs/calibration.md.\n");
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_t *ab_json(struct ab *ab)
+{
+	json_t *root = json_object(), *res = json_object();
+	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(root, "scenario", json_string(ab->base.name));
+	json_object_set_new(root, "pairs", json_integer(ab->pairs));
+	json_object_set_new(root, "simulated_seconds", json_real(ab->base.duration_s));
+	json_object_set_new(root, "first_seed", json_integer((json_int_t)ab->seed0));
+	for (int k = 0; k < ab->nr_kernels; k++) {
+		json_t *kj = json_object(), *costs = json_object();
+		for (int f = 0; f < NR_AB_FIGURES; f++) {
+			json_t *arr = json_array();
+			for (int p = 0; p < ab->pairs; p++)
+				json_array_append_new(arr, json_real(pair_value(ab, (enum ab_figure)f, k, p)));
+			json_object_set_new(kj, ab_figures[f].key, arr);
+		}
+		for (int c = 0; c < NR_COST_CAUSES; c++) {
+			json_t *arr = json_array();
+			for (int p = 0; p < ab->pairs; p++)
+				json_array_append_new(arr, json_real(job_of(ab, k, p, true)->res.cost_ns[c] -
+								     job_of(ab, k, p, false)->res.cost_ns[c]));
+			json_object_set_new(costs, cost_cause_names[c], arr);
+		}
+		json_object_set_new(kj, "extra_cost_ns", costs);
+		json_object_set_new(res, ab->kernels[k], kj);
+	}
+	json_object_set_new(root, "kernels", res);
+	return root;
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
+
+static int split_kernels(struct ab *ab, const char *list)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", list);
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (ab->nr_kernels == MAX_KERNELS || strlen(t) >= sizeof(ab->kernels[0]))
+			return -1;
+		strcpy(ab->kernels[ab->nr_kernels++], t);
+	}
+	return ab->nr_kernels ? 0 : -1;
+}
+
+static int parse_count(const char *what, const char *v, int lo, int hi, int *out)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+	if (*end || end == v || x < lo || x > hi) {
+		fprintf(stderr, "numasim ab: %s: '%s' is not a number in %d..%d\n", what, v, lo, hi);
+		return -1;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+/* Options to the scenario, in order; returns 0 or an exit status. */
+static int parse_ab(int argc, char **argv, struct ab *ab)
+{
+	static const struct option opts[] = {
+		{ "kernels", required_argument, NULL, OPT_KERNELS },
+		{ "pairs", required_argument, NULL, OPT_PAIRS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	char err[2048];
+	const char *kernels = NULL;
+	const char **sets = calloc((size_t)argc + 1, sizeof(*sets));
+	const char *duration = NULL, *seed = NULL;
+	int nsets = 0, c, rc = 0;
+
+	opterr = 0;
+	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(ab_usage, stdout); free(sets); exit(0);
+		case OPT_KERNELS: kernels = optarg; break;
+		case OPT_PAIRS: rc = parse_count("--pairs", optarg, 1, MAX_PAIRS, &ab->pairs) ? EXIT_INPUT : 0; break;
+		case OPT_JOBS: rc = parse_count("--jobs", optarg, 1, 64, &ab->jobs) ? EXIT_INPUT : 0; break;
+		case OPT_DURATION: duration = optarg; break;
+		case OPT_SEED: seed = optarg; break;
+		case OPT_SET: sets[nsets++] = optarg; break;
+		case OPT_JSON: ab->json = optarg; break;
+		default:
+			fprintf(stderr, "numasim ab: bad option '%s'\nTry 'numasim ab --help'.\n", argv[optind - 1]);
+			rc = EXIT_INPUT;
+		}
+	}
+	if (!rc && (optind != argc - 1 || !kernels)) {
+		fprintf(stderr, "numasim ab: expected one SCENARIO and --kernels A,B\nTry 'numasim ab --help'.\n");
+		rc = EXIT_INPUT;
+	}
+	if (!rc && split_kernels(ab, kernels)) {
+		fprintf(stderr, "numasim ab: --kernels: '%s' is not a list of 1-%d kernels\n", kernels, MAX_KERNELS);
+		rc = EXIT_INPUT;
+	}
+	if (!rc) {
+		struct scenario *sc = &ab->base;
+		int bad = load_scenario(argv[optind], sc, err, sizeof(err));
+		if (!bad && duration)
+			bad = scenario_set_option(sc, "--duration", "run.duration_s", duration, err, sizeof(err));
+		if (!bad && seed)
+			bad = scenario_set_option(sc, "--seed", "run.seed", seed, err, sizeof(err));
+		for (int i = 0; !bad && i < nsets; i++)
+			bad = scenario_set(sc, sets[i], err, sizeof(err));
+		for (int k = 0; !bad && k < ab->nr_kernels; k++)
+			bad = scenario_set_option(sc, "--kernels", "kernel.name", ab->kernels[k], err, sizeof(err));
+		if (!bad)
+			bad = scenario_validate(sc, err, sizeof(err));
+		if (!bad && ab->json)
+			bad = check_json_path(ab->json, err, sizeof(err));
+		if (bad) {
+			fprintf(stderr, "%s\n", err);
+			rc = EXIT_INPUT;
+		}
+	}
+	free(sets);
+	return rc;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+	struct ab *ab = calloc(1, sizeof(*ab));
+	if (!ab)
+		return 1;
+	ab->pairs = 3;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	ab->jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
+	int rc = parse_ab(argc, argv, ab);
+	if (!rc) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ab->seed0 = ab->base.seed;
+		ab->nr_jobs = ab->nr_kernels * ab->pairs * 2;
+		ab->job = calloc((size_t)ab->nr_jobs, sizeof(*ab->job));
+		for (int k = 0; ab->job && k < ab->nr_kernels; k++)
+			for (int p = 0; p < ab->pairs; p++)
+				for (int on = 0; on < 2; on++)
+					*job_of(ab, k, p, on) = (struct ab_job){ .kernel = k, .pair = p, .on = on };
+		rc = ab->job ? run_all(ab) : 1;
+		if (!rc) {
+			print_table(ab);
+			if (ab->json) {
+				char err[1024];
+				json_t *j = ab_json(ab);
+				if (report_write_json(j, ab->json, err, sizeof(err))) {
+					fprintf(stderr, "numasim ab: %s\n", err);
+					rc = 1;
+				}
+				json_decref(j);
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n",
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			ab->nr_jobs, ab->jobs);
+	}
+	free(ab->job);
+	free(ab);
+	return rc;
+}

@@ -1,0 +1,20 @@
+/* The command-line layer: helpers shared by the commands, and the commands
+ * that live outside main.c. */
+#ifndef NUMASIM_CLI_H
+#define NUMASIM_CLI_H
+
+#include <stddef.h>
+
+#include "scenario/scenario.h"
+
+#define EXIT_INPUT 2
+
+/* A built-in scenario's name, or an INI file's path. */
+int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen);
+/* Fail early if --json FILE cannot be written. */
+int check_json_path(const char *path, char *err, size_t errlen);
+
+extern const char ab_usage[];
+int cmd_ab(int argc, char **argv);
+
+#endif

@@ -1,0 +1,93 @@
+#include "report/figures.h"
+
+#include <string.h>
+
+void run_result_from_sim(const struct sim *s, struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->sim_s = (double)s->duration_ns / 1e9;
+	r->nr_cpus = s->m.nr_cpus;
+	r->cpu_ghz = s->m.cpu_ghz;
+	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
+		r->vm[i] = vm_event_sum(s, (enum vm_event_item)i);
+	for (int c = 0; c < s->m.nr_cpus; c++) {
+		r->tlb_irqs += s->cpus[c].irq_tlb_count;
+		for (int k = 0; k < NR_COST_CAUSES; k++)
+			r->cost_ns[k] += s->cpus[c].cost[k];
+	}
+	r->st = s->st;
+	r->ops = s->w.total_ops;
+	r->remote_ns = s->w.remote_ns;
+}
+
+const struct ab_figure_def ab_figures[NR_AB_FIGURES] = {
+	[FIG_LOSS] = { "throughput_loss", "throughput loss from balancing", 100, "%", 1, true },
+	[FIG_KCYCLES] = { "kernel_cycles_per_hinting_pte", "kernel cycles per hinting PTE", 1e-6, "M", 2, true },
+	[FIG_IRQ_PER_MIGRATED] = { "tlb_irqs_per_migrated_page", "TLB interrupts per migrated page", 1, "", 1, true },
+	[FIG_REFILL_CYCLES] = { "user_refill_cycles_per_hinting_pte", "user TLB-refill cycles per hinting PTE", 1e-6, "M", 2, false },
+	[FIG_SCANNER_FLUSHES_55S] = { "scanner_full_flushes_per_55s", "scanner full flushes per 55 s", 1, "", 0, false },
+	[FIG_CPR_SHARE] = { "scanner_flushes_from_change_pte_range", "  of them from change_pte_range", 100, "%", 1, false },
+	[FIG_GATHER_MS] = { "mean_gather_ms", "mean mmu_gather in task_numa_work", 1, " ms", 1, false },
+	[FIG_PENDING_SHARE] = { "pending_migration_share", "migrations that saw tlb_flush_pending", 100, "%", 1, false },
+	[FIG_PASS_WALL_SHARE] = { "pass_wall_share", "wall time inside a scan pass", 100, "%", 1, false },
+	[FIG_OVERLAP_SHARE] = { "overlapping_migration_share", "migrations overlapping a pass", 100, "%", 1, false },
+	[FIG_IN_CHUNK_SHARE] = { "overlap_in_chunk_share", "  of them in the chunk being scanned", 100, "%", 1, false },
+	[FIG_PROTNONE_SHARE] = { "protnone_at_unmap_share", "migrated PTEs still PROT_NONE at unmap", 100, "%", 1, false },
+	[FIG_MIGRATIONS_PER_S] = { "migrations_per_s", "numa_pages_migrated per second", 1, "", 0, false },
+	[FIG_PTE_UPDATES_PER_S] = { "pte_updates_per_s", "numa_pte_updates per second", 1, "", 0, false },
+};
+
+static double ratio(double num, double den)
+{
+	return den > 0 ? num / den : 0;
+}
+
+double run_kernel_ns(const struct run_result *r)
+{
+	double ns = 0;
+	for (int k = 0; k < NR_COST_CAUSES; k++)
+		if (k != COST_TLB_REFILL)
+			ns += r->cost_ns[k];
+	return ns;
+}
+
+double ab_figure_value(enum ab_figure f, const struct run_result *on, const struct run_result *off)
+{
+	const struct sim_stats *st = &on->st;
+	double ptes = (double)on->vm[NUMA_PTE_UPDATES];
+	double migrated = (double)on->vm[NUMA_PAGE_MIGRATE];
+
+	switch (f) {
+	case FIG_LOSS:
+		return off->ops > 0 ? 1 - on->ops / off->ops : 0;
+	case FIG_KCYCLES:
+		return ratio((run_kernel_ns(on) - run_kernel_ns(off)) * on->cpu_ghz, ptes);
+	case FIG_IRQ_PER_MIGRATED:
+		return ratio((double)on->tlb_irqs, migrated);
+	case FIG_REFILL_CYCLES:
+		return ratio((on->cost_ns[COST_TLB_REFILL] - off->cost_ns[COST_TLB_REFILL]) * on->cpu_ghz,
+			     ptes);
+	case FIG_SCANNER_FLUSHES_55S:
+		return ratio((double)st->scanner_flushes * 55, on->sim_s);
+	case FIG_CPR_SHARE:
+		return ratio((double)st->scanner_flushes_cpr, (double)st->scanner_flushes);
+	case FIG_GATHER_MS:
+		return ratio(st->numa_gather_ns / 1e6, (double)st->numa_gathers);
+	case FIG_PENDING_SHARE:
+		return ratio((double)st->migr_saw_pending, (double)st->migrations);
+	case FIG_PASS_WALL_SHARE:
+		return ratio(st->pass_ns / 1e9, on->sim_s);
+	case FIG_OVERLAP_SHARE:
+		return ratio((double)st->migr_overlap_pass, (double)st->migrations);
+	case FIG_IN_CHUNK_SHARE:
+		return ratio((double)st->migr_in_chunk, (double)st->migr_overlap_pass);
+	case FIG_PROTNONE_SHARE:
+		return ratio((double)st->migr_pte_protnone, (double)st->migrations);
+	case FIG_MIGRATIONS_PER_S:
+		return ratio(migrated, on->sim_s);
+	case FIG_PTE_UPDATES_PER_S:
+		return ratio(ptes, on->sim_s);
+	default:
+		return 0;
+	}
+}

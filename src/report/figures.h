@@ -1,0 +1,71 @@
+/* The seed table's figures (BRIEF section 1), computed from a pair of runs
+ * that share everything but kernel.numa_balancing ("the same boot").
+ *
+ * Definitions:
+ * - throughput loss: 1 - ops(on) / ops(off).
+ * - kernel cycles per hinting PTE: (kernel ns(on) - kernel ns(off)) summed
+ *   over all CPUs, times machine.cpu_ghz, over numa_pte_updates.  Kernel
+ *   time is every cost cause except tlb_refill: the page walks that refill
+ *   a flushed TLB run in user mode, on behalf of user instructions, and are
+ *   reported apart (user refill cycles per hinting PTE).
+ * - TLB interrupts per migrated page: /proc/interrupts TLB total over
+ *   numa_pages_migrated. */
+#ifndef NUMASIM_FIGURES_H
+#define NUMASIM_FIGURES_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "sim/sim.h"
+
+/* What a finished run leaves for the figures (the sim itself is freed). */
+struct run_result {
+	double sim_s;
+	int nr_cpus;
+	double cpu_ghz;
+	unsigned long long vm[NR_VM_EVENT_ITEMS];
+	unsigned long long tlb_irqs;
+	struct sim_stats st;
+	double cost_ns[NR_COST_CAUSES];
+	double ops;
+	double remote_ns;
+};
+
+void run_result_from_sim(const struct sim *s, struct run_result *r);
+
+enum ab_figure {
+	FIG_LOSS,
+	FIG_KCYCLES,
+	FIG_IRQ_PER_MIGRATED,
+	FIG_REFILL_CYCLES,
+	FIG_SCANNER_FLUSHES_55S,
+	FIG_CPR_SHARE,
+	FIG_GATHER_MS,
+	FIG_PENDING_SHARE,
+	FIG_PASS_WALL_SHARE,
+	FIG_OVERLAP_SHARE,
+	FIG_IN_CHUNK_SHARE,
+	FIG_PROTNONE_SHARE,
+	FIG_MIGRATIONS_PER_S,
+	FIG_PTE_UPDATES_PER_S,
+	NR_AB_FIGURES
+};
+
+struct ab_figure_def {
+	const char *key;     /* JSON key */
+	const char *label;   /* table row */
+	double scale;        /* printed value = value * scale */
+	const char *unit;
+	int decimals;
+	bool headline;       /* part of the seed's published table */
+};
+
+extern const struct ab_figure_def ab_figures[NR_AB_FIGURES];
+
+double ab_figure_value(enum ab_figure f, const struct run_result *on, const struct run_result *off);
+
+/* Kernel time: every cost cause but the user-mode TLB refill. */
+double run_kernel_ns(const struct run_result *r);
+
+#endif
