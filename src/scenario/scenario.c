@@ -40,7 +40,7 @@ enum key_id {
 	K_NUMA_BALANCING, K_SCAN_DELAY, K_SCAN_MIN, K_SCAN_MAX, K_SCAN_SIZE, K_FLUSH_CEILING,
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_WRITE_FRACTION, K_CPU_NS, K_SHARED_FT,
-	K_PRIVATE_FT, K_MAP_SHARED, K_VMA_MIB,
+	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
@@ -126,6 +126,8 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_PRIVATE_FT] = { "workload", "private_first_touch", KT_FIRST_TOUCH,
 			   OFF(w.private_first_touch), 0, 0, false },
 	[K_MAP_SHARED] = { "workload", "map_shared", KT_BOOL, OFF(w.map_shared), 0, 0, false },
+	[K_MAIN_WORKS] = { "workload", "main_thread_works", KT_BOOL, OFF(w.main_thread_works), 0, 0, false },
+	[K_SPREAD_SHARED] = { "workload", "spread_shared", KT_BOOL, OFF(w.spread_shared), 0, 0, false },
 	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1e9 s keeps duration_ns within uint64_t */

@@ -116,7 +116,9 @@ static int setup_tasks(struct sim *s)
 		int proc = i / p->threads, th = i % p->threads;
 		t->idx = i;
 		t->tgid = 1000 + proc * (p->threads + 16);
-		t->pid = t->tgid + th;
+		/* with a sleeping main thread (pid == tgid, not simulated) the
+		 * workers are its threads tgid+1.. */
+		t->pid = t->tgid + th + (p->main_thread_works ? 0 : 1);
 		/* spread the threads evenly over the CPUs (and so the nodes) */
 		t->cpu = (int)((int64_t)i * s->m.nr_cpus / s->nr_tasks);
 		t->mm = &s->mms[proc];
@@ -316,8 +318,10 @@ int sim_run(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++) {
 		sim_enter(s, NULL, 0);
+		init_numa_balancing_mm(s, &s->mms[i]); /* also when main sleeps */
 		for (int t = 0; t < s->nr_tasks; t++)
 			if (s->tasks[t].mm == &s->mms[i]) {
+				/* the main thread starts the mm; the others are its threads */
 				init_numa_balancing(s, &s->tasks[t], s->tasks[t].pid == s->tasks[t].tgid);
 				schedule_tick(s, &s->tasks[t], 0);
 			}

@@ -28,6 +28,7 @@ void workload_defaults(struct workload_params *p)
 	p->hot_access_share = 0.8;
 	p->write_fraction = 0.5;
 	p->cpu_ns_per_op = 100;
+	p->main_thread_works = true;
 	p->shared_first_touch = FT_INTERLEAVE;
 	p->private_first_touch = FT_LOCAL;
 }
@@ -157,6 +158,27 @@ static int map_region(struct sim *s, struct mm_struct *mm, uint64_t *addr, struc
 	return 0;
 }
 
+/* The owner of store table @c: a thread's slice, or -1 for shared.  In the
+ * spread layout (one region, region 2) the shared tables are spaced evenly
+ * through the slices, so a sweep of the address space meets them at a
+ * steady rate. */
+static int store_table_owner(const struct sim *s, const struct vm_area_struct *vma,
+			     const struct layout *l, uint64_t c, int first_task)
+{
+	if (vma->region == 0)
+		return -1;
+	uint64_t per_slice = l->slice_pages / PAGES_PER_PMD;
+	if (vma->region == 1)
+		return first_task + (int)(c / per_slice);
+	uint64_t shared = l->shared_pages / PAGES_PER_PMD;
+	uint64_t total = shared + l->private_pages / PAGES_PER_PMD;
+	uint64_t before = c * shared / total, upto = (c + 1) * shared / total;
+	if (upto > before)
+		return -1;
+	(void)s;
+	return first_task + (int)((c - upto) / per_slice);
+}
+
 /* Place and map every page of @vma: first touch, hot set, initial PTE. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
 			bool first_mapping)
@@ -170,8 +192,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	for (uint64_t i = 0; i < vma_pages(vma); i++) {
 		uint64_t idx = vma->store_pgoff + i;
 		struct pte_table *t = &vma->tables[i / PAGES_PER_PMD];
-		bool private = vma->region == 1;
-		int owner = private ? first_task + (int)(idx / l->slice_pages) : -1;
+		int owner = store_table_owner(s, vma, l, idx / PAGES_PER_PMD, first_task);
+		bool private = owner >= 0;
 		t->owner = owner;
 		bool hot = rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
 						    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
@@ -219,7 +241,7 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 		mm->vmas = calloc((size_t)nvmas, sizeof(struct vm_area_struct));
 		if (!mm->vmas)
 			goto oom;
-		if (l.shared_pages) {
+		if (l.shared_pages && !(p->spread_shared && !p->map_shared)) {
 			bool first = !(p->map_shared && shared_fs);
 			if (first && !(shared_fs = new_store(s, l.shared_pages)))
 				goto oom;
@@ -232,7 +254,18 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			if (!p->map_shared)
 				shared_fs = NULL;
 		}
-		if (l.private_pages) {
+		if (p->spread_shared && !p->map_shared) {
+			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages);
+			if (!fs)
+				goto oom;
+			int v0 = mm->nr_vmas;
+			if (map_region(s, mm, &addr, fs, l.shared_pages + l.private_pages, false, 2,
+				       l.vma_pages))
+				goto oom;
+			for (int v = v0; v < mm->nr_vmas; v++)
+				if (populate_vma(s, &mm->vmas[v], &l, true))
+					goto nomem;
+		} else if (l.private_pages) {
 			struct folio_store *fs = new_store(s, l.private_pages);
 			if (!fs)
 				goto oom;

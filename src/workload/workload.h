@@ -37,6 +37,8 @@ struct workload_params {
 	enum first_touch shared_first_touch;
 	enum first_touch private_first_touch;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
+	bool main_thread_works;      /* the process's main thread is one of the threads */
+	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */
 	unsigned vma_mib;            /* split each region into VMAs of this size (0: one) */
 };
 

@@ -144,15 +144,18 @@ void update_task_scan_period(struct sim *s, struct task_struct *p,
 
 /* ---- initialisation and the tick --------------------------------------- */
 
+void init_numa_balancing_mm(struct sim *s, struct mm_struct *mm)
+{
+	mm->numa_next_scan = jiffies(s) + msecs_to_jiffies(s, s->t.scan_delay_ms);
+	mm->numa_scan_seq = 0;
+}
+
 void init_numa_balancing(struct sim *s, struct task_struct *p, bool new_mm)
 {
 	struct mm_struct *mm = p->mm;
-	uint64_t now = sim_now(s);
 
-	if (new_mm) {
-		mm->numa_next_scan = ns_to_jiffies(s, now) + msecs_to_jiffies(s, s->t.scan_delay_ms);
-		mm->numa_scan_seq = 0;
-	}
+	if (new_mm)
+		init_numa_balancing_mm(s, mm);
 	p->node_stamp = 0;
 	p->numa_scan_seq = mm->numa_scan_seq;
 	p->numa_scan_period = s->t.scan_delay_ms;
@@ -168,10 +171,11 @@ void init_numa_balancing(struct sim *s, struct task_struct *p, bool new_mm)
 	}
 	/* A new thread: stagger its first scan.  The kernel's min() compares
 	 * task_scan_max() in ms with a period in ns, so in practice the
-	 * stagger is task_scan_max "ns" plus two ticks. */
-	struct task_struct *parent = &s->tasks[p->idx - (p->pid - p->tgid)];
-	uint64_t delay = task_scan_max(s, parent);
-	uint64_t other = (uint64_t)parent->numa_scan_period * (uint64_t)mm->mm_users * NSEC_PER_MSEC;
+	 * stagger is task_scan_max "ns" plus two ticks.  The parent is the
+	 * main thread as it was when it created the threads (at start). */
+	struct task_struct parent = { .mm = mm, .numa_scan_period = s->t.scan_delay_ms };
+	uint64_t delay = task_scan_max(s, &parent);
+	uint64_t other = (uint64_t)parent.numa_scan_period * (uint64_t)mm->mm_users * NSEC_PER_MSEC;
 	if (other < delay)
 		delay = other;
 	p->node_stamp = delay + 2 * tick_ns(s);

@@ -43,6 +43,8 @@ void task_numa_group(struct sim *s, struct task_struct *p, int cpupid, int flags
 bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct folio folio,
 				int src_nid, int dst_cpu);
 void init_numa_balancing(struct sim *s, struct task_struct *p, bool new_mm);
+/* The first user of an mm (init_numa_balancing's mm_users == 1 part). */
+void init_numa_balancing_mm(struct sim *s, struct mm_struct *mm);
 void vma_set_access_pid_bit(struct sim *s, struct vm_area_struct *vma);
 
 #endif
