@@ -64,7 +64,7 @@ static const char seed_text[] =
 	"private_first_touch = local\n"
 	"# - the other 5.6% is shared by all threads, interleaved over the nodes, and\n"
 	"#   spread between the slices (2 MiB at a time) so that the scanner, which\n"
-	"#   needs ~5 minutes per sweep, meets it at a steady rate: ~1,800 migrations/s;\n"
+	"#   needs ~8 minutes per sweep, meets it at a steady rate: ~1,800 migrations/s;\n"
 	"shared_first_touch = interleave\n"
 	"spread_shared = true\n"
 	"# - the shared pages are touched ~12 times a second each, so a page made\n"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The seed calibration as a regression test (docs/calibration.md): one A/B
+# pair of 60 s per kernel on the seed machine, the figures the model reaches
+# checked against the published values with the issue's tolerances
+# (headline: the published range widened by 10% of its ends; instrumentation:
+# within 25%), then the mechanism checks on the same calibration.
+set -euo pipefail
+: "${NUMASIM:?NUMASIM must name the numasim binary}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cal.XXXXXX")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# per-kernel value of KEY (first pair) in an ab JSON: kernel order as given
+abval() { # file kernel-index key
+    awk -v want="$2" -v key="\"$3\":" '
+        /^    "[^"]+": \{/ { k++ }
+        k == want + 1 && index($0, key) { getline; gsub(/[ ,]/, ""); print; exit }' "$1"
+}
+within() { # name value lo hi
+    awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }' ||
+        fail "$1 = $2, outside [$3, $4]"
+    echo "  $1 = $2 (in [$3, $4])"
+}
+
+"$NUMASIM" ab seed --kernels v7.3,v7.3+single-folio-v2 --pairs 1 --duration 60 \
+    --json "$work/ab.json" > "$work/ab.txt" 2>&1 || fail "ab failed: $(cat "$work/ab.txt")"
+
+echo "v7.3:"
+within "TLB interrupts per migrated page" "$(abval "$work/ab.json" 0 tlb_irqs_per_migrated_page)" 181.8 231
+within "mean gather ms" "$(abval "$work/ab.json" 0 mean_gather_ms)" 67.5 112.5
+within "pending share" "$(abval "$work/ab.json" 0 pending_migration_share)" 0.315 0.525
+within "pass wall share" "$(abval "$work/ab.json" 0 pass_wall_share)" 0.0675 0.15
+within "overlapping share" "$(abval "$work/ab.json" 0 overlapping_migration_share)" 0.2475 0.525
+within "flushes from change_pte_range" "$(abval "$work/ab.json" 0 scanner_flushes_from_change_pte_range)" 0.75 1
+echo "v7.3+single-folio-v2:"
+within "TLB interrupts per migrated page" "$(abval "$work/ab.json" 1 tlb_irqs_per_migrated_page)" 11.43 14.96
+within "mean gather ms" "$(abval "$work/ab.json" 1 mean_gather_ms)" 5.025 8.375
+within "pending share" "$(abval "$work/ab.json" 1 pending_migration_share)" 0.02625 0.04375
+within "PROT_NONE at unmap" "$(abval "$work/ab.json" 1 protnone_at_unmap_share)" 0.72 1
+
+# --- mechanism checks (20 s runs of the seed) ---------------------------
+value() { grep -m1 "\"$1\":" "$2" | sed -E 's/.*: *([-0-9.e+]+),?$/\1/'; }
+run() { # name args...
+    local n=$1; shift
+    "$NUMASIM" run seed --quiet --duration 20 "$@" --json "$work/$n.json" >/dev/null 2>&1 ||
+        fail "run $n failed"
+}
+ratio() { awk -v a="$(value "$2" "$1")" -v b="$(value "$3" "$1")" 'BEGIN { print (b ? a / b : 0) }'; }
+
+run big
+run small_scan --set numa_balancing.scan_size_mb=64
+gb=$(awk -v n="$(value numa_gather_ns "$work/big.json")" -v c="$(value numa_gathers "$work/big.json")" 'BEGIN { print n / c / 1e6 }')
+gs=$(awk -v n="$(value numa_gather_ns "$work/small_scan.json")" -v c="$(value numa_gathers "$work/small_scan.json")" 'BEGIN { print n / c / 1e6 }')
+pb=$(ratio "$work/big.json" migr_saw_pending migrations)
+ps=$(ratio "$work/small_scan.json" migr_saw_pending migrations)
+echo "scan_size_mb 256 -> 64: gather $gb -> $gs ms, pending share $pb -> $ps"
+awk -v a="$gs" -v b="$gb" 'BEGIN { exit !(a < b) }' || fail "smaller scan_size_mb did not shorten the gather"
+awk -v a="$ps" -v b="$pb" 'BEGIN { exit !(a < b) }' || fail "smaller scan_size_mb did not lower the pending share"
+
+run one_node --set machine.sockets=1 --set machine.cpus=192 --set workload.threads=192
+[ "$(value numa_pages_migrated "$work/one_node.json")" = 0 ] || fail "a single-node machine migrated pages"
+echo "single node: 0 pages migrated"
+
+run amd --set machine.flush_engine=x86-invlpgb
+ti=$(value tlb_shootdowns "$work/amd.json"); tx=$(value tlb_shootdowns "$work/big.json")
+echo "TLB interrupts: x86-invlpgb $ti, x86-ipi $tx (IPIs only until the mm has a global ASID)"
+awk -v a="$ti" -v b="$tx" 'BEGIN { exit !(a * 100 < b) }' || fail "INVLPGB took $ti TLB interrupts (x86: $tx)"
+
+run side --kernel v7.3+flush-side
+[ "$(value scanner_flushes_cpr "$work/side.json")" = 0 ] || fail "flush-side left scanner flushes in change_pte_range"
+echo "flush-side: no scanner flushes from change_pte_range (v7.3: $(value scanner_flushes_cpr "$work/big.json"))"
+echo ok
