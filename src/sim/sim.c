@@ -28,7 +28,6 @@ const char *const cost_cause_names[NR_COST_CAUSES] = {
 /* Accounting interval for throughput and the workload's rates. */
 #define ACCOUNT_NS (10 * NSEC_PER_MSEC)
 
-enum { ACT_RETURN = ACT_MIGRATE_MOVE + 1 };
 
 static inline uint32_t tick_timer_id(const struct sim *s, int i) { return s->nr_tables + 2u * (uint32_t)i; }
 static inline uint32_t act_timer_id(const struct sim *s, int i) { return s->nr_tables + 2u * (uint32_t)i + 1; }
@@ -88,11 +87,24 @@ void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 	if (c == COST_TLB_REFILL)
 		return;
 	cs->stolen_ns += ns;
-	if (!cs->curr || cs->curr->act == ACT_USER || cpu == s->cpu)
+	if (!cs->curr || cpu == s->cpu)
 		return;
+	if (cs->curr->act == ACT_USER) {
+		/* a fault with no timer: push its end */
+		if (cs->curr->busy_until > sim_now(s))
+			cs->curr->busy_until += (uint64_t)ns;
+		return;
+	}
 	uint32_t id = act_timer_id(s, cs->curr->idx);
 	if (timerq_armed(&s->q, id))
 		timerq_set(&s->q, id, s->q.when[id] + (uint64_t)ns);
+}
+
+uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_t now)
+{
+	if (p->act != ACT_USER)
+		return s->q.when[act_timer_id(s, p->idx)];
+	return p->busy_until > now ? p->busy_until : 0;
 }
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -203,7 +215,7 @@ static void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now)
 	timerq_set(&s->q, tick_timer_id(s, p->idx), when);
 }
 
-static void act_at(struct sim *s, struct task_struct *p, int act)
+static void act_at(struct sim *s, struct task_struct *p, enum task_activity act)
 {
 	p->act = act;
 	timerq_set(&s->q, act_timer_id(s, p->idx), sim_now(s));
@@ -234,8 +246,12 @@ void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_s
 		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);
 		p->fault.overlapped_pass |= p->mm->scan_pass_running;
 		act_at(s, p, ACT_MIGRATE_UNMAP);
+	} else if (p->numa_work_queued) {
+		act_at(s, p, ACT_RETURN); /* task_work runs on the way out */
 	} else {
-		act_at(s, p, ACT_RETURN);
+		/* nothing happens on the way out: no event, just busy until then */
+		p->act = ACT_USER;
+		p->busy_until = sim_now(s);
 	}
 }
 
@@ -289,10 +305,15 @@ static void run_tick(struct sim *s, struct task_struct *p, uint64_t now)
 {
 	sim_enter(s, p, now);
 	task_tick_numa(s, p);
-	if (p->numa_work_queued && p->act == ACT_USER)
+	if (p->numa_work_queued && p->act == ACT_USER && p->busy_until <= now) {
 		start_numa_work(s, p, now);
-	else
+	} else if (p->numa_work_queued && p->act == ACT_USER) {
+		/* in a fault: the work runs when it returns */
+		p->act = ACT_RETURN;
+		timerq_set(&s->q, act_timer_id(s, p->idx), p->busy_until);
+	} else {
 		schedule_tick(s, p, now);
+	}
 }
 
 static double wall_seconds(void)

@@ -188,6 +188,8 @@ static inline uint64_t vma_store_idx(const struct vm_area_struct *vma, uint64_t 
  * Callers that change a table's PROT_NONE set re-arm its hint-fault timer
  * (workload_rearm_table) once they are done with the table. */
 void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val);
+/* Until when @p is inside a kernel path (0 if it runs user code at @now). */
+uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_t now);
 /* A thread touches a PROT_NONE page: run the hint fault on its CPU. */
 void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 			  uint64_t addr, uint64_t now);

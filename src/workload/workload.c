@@ -195,7 +195,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		int owner = store_table_owner(s, vma, l, idx / PAGES_PER_PMD, first_task);
 		bool private = owner >= 0;
 		t->owner = owner;
-		bool hot = rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+		bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
 						    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
 						    ((uint64_t)private << 39))) < hot_cut;
 		if (first_mapping) {
@@ -309,6 +309,7 @@ void workload_free(struct sim *s)
 	free(s->w.task_rate);
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
+	free(s->w.page_rate);
 }
 
 /* ---- latency and rates ------------------------------------------------- */
@@ -356,6 +357,8 @@ double workload_task_rate(struct sim *s, const struct task_struct *p)
 	return s->w.task_rate[p->idx];
 }
 
+static void refresh_page_rates(struct sim *s);
+
 static void refresh_rates(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++)
@@ -365,6 +368,7 @@ static void refresh_rates(struct sim *s)
 		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
 		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
 	}
+	refresh_page_rates(s);
 }
 
 int workload_start(struct sim *s)
@@ -377,7 +381,8 @@ int workload_start(struct sim *s)
 	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
-	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac)
+	s->w.page_rate = calloc(2 * (size_t)(s->nr_tasks + s->nr_mms), sizeof(double));
+	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || !s->w.page_rate)
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
@@ -426,24 +431,37 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 
 /* ---- the hint-fault process -------------------------------------------- */
 
-/* Touch rate of one hot and one cold page of table @t (touches/ns). */
-static void table_page_rates(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
-			     double *hot, double *cold)
+/* Touch rates (touches/ns) of one hot and one cold page of a region of
+ * @pages taking @rate touches/s. */
+static void page_rates(const struct workload_params *p, double rate, uint64_t pages,
+		       double *hot, double *cold)
+{
+	double pages_hot = (double)pages * p->hot_fraction;
+	double pages_cold = (double)pages - pages_hot;
+	*hot = pages_hot >= 1 ? rate * p->hot_access_share / pages_hot / 1e9 : 0;
+	*cold = pages_cold >= 1 ? rate * (1 - p->hot_access_share) / pages_cold / 1e9 : 0;
+}
+
+/* Per-page rates of every class, after the task rates change. */
+static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
-	double rate, pages_hot, pages_cold, frac_hot;
-	if (t->owner >= 0) {
-		rate = s->w.task_rate[t->owner] * p->private_access_share;
-		pages_hot = (double)s->w.slice_pages * p->hot_fraction;
-		pages_cold = (double)s->w.slice_pages - pages_hot;
-	} else {
-		rate = s->w.mm_rate[vma->vm_mm->id] * (s->w.slice_pages ? 1 - p->private_access_share : 1);
-		pages_hot = (double)s->w.shared_pages * p->hot_fraction;
-		pages_cold = (double)s->w.shared_pages - pages_hot;
-	}
-	frac_hot = p->hot_access_share;
-	*hot = pages_hot >= 1 ? rate * frac_hot / pages_hot / 1e9 : 0;
-	*cold = pages_cold >= 1 ? rate * (1 - frac_hot) / pages_cold / 1e9 : 0;
+	for (int i = 0; i < s->nr_tasks; i++)
+		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.slice_pages,
+			   &s->w.page_rate[2 * i], &s->w.page_rate[2 * i + 1]);
+	for (int m = 0; m < s->nr_mms; m++)
+		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
+			   s->w.shared_pages, &s->w.page_rate[2 * (s->nr_tasks + m)],
+			   &s->w.page_rate[2 * (s->nr_tasks + m) + 1]);
+}
+
+/* Touch rate of one hot and one cold page of table @t (touches/ns). */
+static inline void table_page_rates(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+				    double *hot, double *cold)
+{
+	int cls = t->owner >= 0 ? t->owner : s->nr_tasks + vma->vm_mm->id;
+	*hot = s->w.page_rate[2 * cls];
+	*cold = s->w.page_rate[2 * cls + 1];
 }
 
 static struct rng table_rng(struct sim *s, uint32_t table_id, struct pte_table *t)
@@ -453,7 +471,16 @@ static struct rng table_rng(struct sim *s, uint32_t table_id, struct pte_table *
 	return r;
 }
 
+static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+			     uint64_t base);
+
 void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
+{
+	rearm_table_from(s, vma, t, sim_now(s));
+}
+
+static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+			     uint64_t base)
 {
 	uint32_t id = vma->first_table_id + (uint32_t)(t - vma->tables);
 	double lh, lc;
@@ -466,16 +493,25 @@ void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_
 	struct rng r = table_rng(s, id, t);
 	double dt = rng_exp(&r, 1.0 / total);
 	t->rng_ctr = (uint32_t)r.ctr;
-	uint64_t when = sim_now(s) + (uint64_t)dt + 1;
+	uint64_t when = base + (uint64_t)dt + 1;
 	if (when > s->duration_ns + 1)
 		when = s->duration_ns + 1; /* parked past the end */
 	timerq_set(&s->q, table_timer(id), when);
 }
 
+/* popcount without the libgcc call a baseline x86-64 build makes */
+static inline unsigned popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 static int nth_set_bit(const uint64_t *w, unsigned n)
 {
 	for (int i = 0; i < 8; i++) {
-		unsigned c = (unsigned)__builtin_popcountll(w[i]);
+		unsigned c = popcount64(w[i]);
 		if (n < c) {
 			uint64_t x = w[i];
 			while (n--)
@@ -509,8 +545,15 @@ void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now)
 	 * at all while it is inside a kernel path. */
 	bool stolen = rng_unit(&r) >= s->w.user_frac[who];
 	t->rng_ctr = (uint32_t)r.ctr;
-	if (bit < 0 || stolen || p->act != ACT_USER) {
-		/* a thread busy in the kernel touches nothing */
+	uint64_t busy = task_busy_end(s, p, now);
+	if (bit >= 0 && !stolen && busy && t->owner >= 0) {
+		/* the slice's only toucher is in the kernel: its touches resume
+		 * when it leaves, and by memorylessness the next one is a fresh
+		 * draw from then */
+		rearm_table_from(s, vma, t, busy);
+		return;
+	}
+	if (bit < 0 || stolen || busy) {
 		s->st.hint_faults_lost += bit >= 0;
 		workload_rearm_table(s, vma, t);
 		return;

@@ -54,6 +54,7 @@ struct workload {
 	double *task_rate;           /* operations per second, per task */
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
+	double *page_rate;           /* [class][hot, cold]: touches/ns of one page */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */

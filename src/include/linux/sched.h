@@ -33,6 +33,7 @@ enum task_activity {
 	ACT_FAULT,       /* do_numa_page up to the PTL drop */
 	ACT_MIGRATE_UNMAP, /* migrate_pages: unmap and flush */
 	ACT_MIGRATE_MOVE,  /* migrate_pages: copy and remap */
+	ACT_RETURN,        /* returning to user mode: queued task_work runs here */
 };
 
 /* task_numa_work's walk, kept across steps (one PTE table per event). */
@@ -96,6 +97,7 @@ struct task_struct {
 	struct numa_fault_ctx fault;
 	struct migrate_ctx *mctx;  /* the fault's migrate_pages() lists */
 	uint32_t act_timer, tick_timer;
+	uint64_t busy_until;      /* ns: a fault without a timer ends here (act is ACT_USER) */
 	double ops;               /* work units completed (throughput) */
 	double private_share;     /* share of touches to the task's own slice */
 	int slice_region;         /* region holding the private slice, or -1 */
