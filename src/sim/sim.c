@@ -29,8 +29,8 @@ const char *const cost_cause_names[NR_COST_CAUSES] = {
 #define ACCOUNT_NS (10 * NSEC_PER_MSEC)
 
 
-static inline uint32_t tick_timer_id(const struct sim *s, int i) { return s->nr_tables + 2u * (uint32_t)i; }
-static inline uint32_t act_timer_id(const struct sim *s, int i) { return s->nr_tables + 2u * (uint32_t)i + 1; }
+static inline uint32_t tick_timer_id(const struct sim *s, int i) { return s->nr_tables + 3u * (uint32_t)i; }
+static inline uint32_t act_timer_id(const struct sim *s, int i) { return s->nr_tables + 3u * (uint32_t)i + 1; }
 
 /* ---- helpers shared with the kernel paths ------------------------------- */
 
@@ -75,6 +75,8 @@ void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val)
 		map[bit / 64] &= ~(1ull << (bit % 64));
 		(*count)--;
 	}
+	if (t->owner >= 0)
+		workload_owner_count(mm->sim, t, hot, is ? 1 : -1);
 }
 
 void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
@@ -102,8 +104,12 @@ void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 
 uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_t now)
 {
-	if (p->act != ACT_USER)
-		return s->q.when[act_timer_id(s, p->idx)];
+	if (p->act != ACT_USER) {
+		if (s->current == p)
+			return sim_now(s) > now ? sim_now(s) : now; /* running this step */
+		uint32_t id = act_timer_id(s, p->idx);
+		return timerq_armed(&s->q, id) ? s->q.when[id] : now;
+	}
 	return p->busy_until > now ? p->busy_until : 0;
 }
 
@@ -169,7 +175,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 			for (uint32_t k = 0; k < vma->nr_tables; k++)
 				s->table_vma[vma->first_table_id + k] = vma;
 		}
-	s->nr_timers = s->nr_tables + 2u * (uint32_t)s->nr_tasks + 2;
+	s->nr_timers = s->nr_tables + 3u * (uint32_t)s->nr_tasks + 2;
 	s->timer_account = s->nr_timers - 2;
 	s->timer_end = s->nr_timers - 1;
 	if (timerq_init(&s->q, s->nr_timers) || workload_start(s))
@@ -365,11 +371,12 @@ int sim_run(struct sim *s)
 		} else if (id < s->nr_tables) {
 			workload_table_fault(s, id, now);
 		} else {
-			struct task_struct *p = &s->tasks[(id - s->nr_tables) / 2];
-			if ((id - s->nr_tables) % 2)
-				run_activity(s, p, now);
-			else
-				run_tick(s, p, now);
+			struct task_struct *p = &s->tasks[(id - s->nr_tables) / 3];
+			switch ((id - s->nr_tables) % 3) {
+			case 0: run_tick(s, p, now); break;
+			case 1: run_activity(s, p, now); break;
+			default: workload_owner_touch(s, p, now); break;
+			}
 		}
 	}
 	workload_account(s, s->duration_ns);

@@ -193,6 +193,14 @@ uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_
 /* A thread touches a PROT_NONE page: run the hint fault on its CPU. */
 void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 			  uint64_t addr, uint64_t now);
+/* The touch timer of a thread's private slice fired. */
+void workload_owner_touch(struct sim *s, struct task_struct *p, uint64_t now);
+/* A PTE of private table @t became (+1) or stopped being (-1) PROT_NONE. */
+void workload_owner_count(struct sim *s, struct pte_table *t, bool hot, int delta);
+static inline uint32_t touch_timer_id(const struct sim *s, int i)
+{
+	return s->nr_tables + 3u * (uint32_t)i + 2;
+}
 /* Re-draw the next hint fault of a table after its PROT_NONE set changed. */
 void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t);
 

@@ -310,6 +310,13 @@ void workload_free(struct sim *s)
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
 	free(s->w.page_rate);
+	free(s->w.owner_first);
+	free(s->w.owner_count);
+	free(s->w.owner_tables);
+	free(s->w.fen_hot);
+	free(s->w.fen_cold);
+	free(s->w.pn_hot);
+	free(s->w.pn_cold);
 }
 
 /* ---- latency and rates ------------------------------------------------- */
@@ -358,6 +365,7 @@ double workload_task_rate(struct sim *s, const struct task_struct *p)
 }
 
 static void refresh_page_rates(struct sim *s);
+static int build_owner_index(struct sim *s);
 
 static void refresh_rates(struct sim *s)
 {
@@ -387,7 +395,7 @@ int workload_start(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
 	refresh_rates(s);
-	return 0;
+	return build_owner_index(s);
 }
 
 void workload_account(struct sim *s, uint64_t now)
@@ -471,12 +479,161 @@ static struct rng table_rng(struct sim *s, uint32_t table_id, struct pte_table *
 	return r;
 }
 
+static int nth_set_bit(const uint64_t *w, unsigned n);
+
 static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
 			     uint64_t base);
 
+/* ---- the private slices' touch processes ------------------------------- */
+
+static int build_owner_index(struct sim *s)
+{
+	struct workload *w = &s->w;
+	int n = s->nr_tasks;
+	uint32_t total = 0;
+
+	w->owner_first = calloc((size_t)n, sizeof(uint32_t));
+	w->owner_count = calloc((size_t)n, sizeof(uint32_t));
+	w->pn_hot = calloc((size_t)n, sizeof(uint64_t));
+	w->pn_cold = calloc((size_t)n, sizeof(uint64_t));
+	if (!w->owner_first || !w->owner_count || !w->pn_hot || !w->pn_cold)
+		return -1;
+	for (uint32_t id = 0; id < s->nr_tables; id++) {
+		struct vm_area_struct *vma = s->table_vma[id];
+		int o = vma->tables[id - vma->first_table_id].owner;
+		if (o >= 0) {
+			w->owner_count[o]++;
+			total++;
+		}
+	}
+	for (int o = 1; o < n; o++)
+		w->owner_first[o] = w->owner_first[o - 1] + w->owner_count[o - 1];
+	w->owner_tables = malloc(sizeof(uint32_t) * (total ? total : 1));
+	w->fen_hot = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
+	w->fen_cold = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
+	if (!w->owner_tables || !w->fen_hot || !w->fen_cold)
+		return -1;
+	uint32_t *fill = calloc((size_t)n, sizeof(uint32_t));
+	if (!fill)
+		return -1;
+	for (uint32_t id = 0; id < s->nr_tables; id++) {
+		struct vm_area_struct *vma = s->table_vma[id];
+		struct pte_table *t = &vma->tables[id - vma->first_table_id];
+		if (t->owner >= 0) {
+			t->rank = ++fill[t->owner];
+			w->owner_tables[w->owner_first[t->owner] + t->rank - 1] = id;
+		}
+	}
+	free(fill);
+	return 0;
+}
+
+static inline uint32_t *owner_tree(struct workload *w, int o, bool hot)
+{
+	return (hot ? w->fen_hot : w->fen_cold) + w->owner_first[o] + (uint32_t)o;
+}
+
+void workload_owner_count(struct sim *s, struct pte_table *t, bool hot, int delta)
+{
+	struct workload *w = &s->w;
+	int o = t->owner;
+	uint32_t *tree = owner_tree(w, o, hot), n = w->owner_count[o];
+	for (uint32_t i = t->rank; i <= n; i += i & (~i + 1))
+		tree[i] += (uint32_t)delta;
+	if (hot)
+		w->pn_hot[o] += (uint64_t)(int64_t)delta;
+	else
+		w->pn_cold[o] += (uint64_t)(int64_t)delta;
+}
+
+/* The owner's table holding its @k-th (0-based) counted page; the rank of
+ * the page within that table goes to *rem. */
+static uint32_t fen_find(const uint32_t *tree, uint32_t n, uint64_t k, uint32_t *rem)
+{
+	uint32_t pos = 0, step = 1;
+	while (step * 2 <= n)
+		step *= 2;
+	for (; step; step >>= 1)
+		if (pos + step <= n && tree[pos + step] <= k) {
+			pos += step;
+			k -= tree[pos];
+		}
+	*rem = (uint32_t)k;
+	return pos + 1;
+}
+
+/* Draw the slice's next touch of a PROT_NONE page, from @base on. */
+static void owner_rearm(struct sim *s, int o, uint64_t base)
+{
+	struct workload *w = &s->w;
+	struct task_struct *p = &s->tasks[o];
+	double total = w->page_rate[2 * o] * (double)w->pn_hot[o] +
+		       w->page_rate[2 * o + 1] * (double)w->pn_cold[o];
+	if (total <= 0) {
+		timerq_cancel(&s->q, touch_timer_id(s, o));
+		return;
+	}
+	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)o);
+	r.ctr = p->touch_rng_ctr;
+	double dt = rng_exp(&r, 1.0 / total);
+	p->touch_rng_ctr = (uint32_t)r.ctr;
+	uint64_t when = base + (uint64_t)dt + 1;
+	if (when > s->duration_ns + 1)
+		when = s->duration_ns + 1;
+	timerq_set(&s->q, touch_timer_id(s, o), when);
+}
+
+static uint64_t owner_base(struct sim *s, int o)
+{
+	uint64_t now = sim_now(s), busy = task_busy_end(s, &s->tasks[o], now);
+	return busy > now ? busy : now;
+}
+
+void workload_owner_touch(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	struct workload *w = &s->w;
+	int o = p->idx;
+	uint64_t busy = task_busy_end(s, p, now);
+
+	sim_enter(s, NULL, now);
+	if (busy) {
+		/* in the kernel: its touches resume when it leaves, and by
+		 * memorylessness the next one is a fresh draw from then */
+		owner_rearm(s, o, busy);
+		return;
+	}
+	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)o);
+	r.ctr = p->touch_rng_ctr;
+	bool stolen = rng_unit(&r) >= w->user_frac[o];
+	double wh = w->page_rate[2 * o] * (double)w->pn_hot[o];
+	double wc = w->page_rate[2 * o + 1] * (double)w->pn_cold[o];
+	bool hot = rng_unit(&r) * (wh + wc) < wh;
+	uint64_t count = hot ? w->pn_hot[o] : w->pn_cold[o];
+	uint64_t k = count ? rng_below(&r, count) : 0;
+	p->touch_rng_ctr = (uint32_t)r.ctr;
+	if (stolen || !count) {
+		s->st.hint_faults_lost += count > 0;
+		owner_rearm(s, o, now);
+		return;
+	}
+	uint32_t rem, rank = fen_find(owner_tree(w, o, hot), w->owner_count[o], k, &rem);
+	uint32_t id = w->owner_tables[w->owner_first[o] + rank - 1];
+	struct vm_area_struct *vma = s->table_vma[id];
+	uint32_t ti = id - vma->first_table_id;
+	struct pte_table *t = &vma->tables[ti];
+	int bit = nth_set_bit(hot ? t->protnone_hot : t->protnone_cold, rem);
+	uint64_t addr = vma->vm_start + ((uint64_t)ti * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
+	sim_start_hint_fault(s, p, vma, addr, now);
+	if (!timerq_armed(&s->q, touch_timer_id(s, o)))
+		owner_rearm(s, o, owner_base(s, o));
+}
+
 void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
 {
-	rearm_table_from(s, vma, t, sim_now(s));
+	if (t->owner >= 0)
+		owner_rearm(s, t->owner, owner_base(s, t->owner));
+	else
+		rearm_table_from(s, vma, t, sim_now(s));
 }
 
 static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
@@ -546,13 +703,6 @@ void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now)
 	bool stolen = rng_unit(&r) >= s->w.user_frac[who];
 	t->rng_ctr = (uint32_t)r.ctr;
 	uint64_t busy = task_busy_end(s, p, now);
-	if (bit >= 0 && !stolen && busy && t->owner >= 0) {
-		/* the slice's only toucher is in the kernel: its touches resume
-		 * when it leaves, and by memorylessness the next one is a fresh
-		 * draw from then */
-		rearm_table_from(s, vma, t, busy);
-		return;
-	}
 	if (bit < 0 || stolen || busy) {
 		s->st.hint_faults_lost += bit >= 0;
 		workload_rearm_table(s, vma, t);

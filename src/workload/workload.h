@@ -55,6 +55,14 @@ struct workload {
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
 	double *page_rate;           /* [class][hot, cold]: touches/ns of one page */
+	/* The private slices' touch processes: one per owner, over all of its
+	 * PROT_NONE pages, with Fenwick trees of PROT_NONE counts per table
+	 * to pick the table of a touch in O(log tables). */
+	uint32_t *owner_first;       /* [task]: first slot of its tables in owner_tables */
+	uint32_t *owner_count;       /* [task]: number of its tables */
+	uint32_t *owner_tables;      /* table ids grouped by owner, in address order */
+	uint32_t *fen_hot, *fen_cold;/* per owner a 1-based tree at owner_first + task */
+	uint64_t *pn_hot, *pn_cold;  /* [task]: PROT_NONE pages in the slice */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */

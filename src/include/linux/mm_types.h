@@ -118,6 +118,7 @@ struct pte_table {
 	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
 	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
+	uint32_t rank;           /* 1-based position among the owner's tables */
 	uint32_t timer;          /* engine timer id of the next hint fault here */
 	uint32_t rng_ctr;        /* draws made from this table's random stream */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
