@@ -3,7 +3,7 @@
 
 struct folio page_folio(struct folio_store *fs, uint64_t idx)
 {
-	unsigned order = fs->flags[idx] >> FOLIO_ORDER_SHIFT;
+	unsigned order = fs->pg[idx].flags >> FOLIO_ORDER_SHIFT;
 	struct folio f = { fs, idx & ~((1ull << order) - 1) };
 	return f;
 }
@@ -14,7 +14,7 @@ bool folio_maybe_mapped_shared(struct folio f)
 {
 	unsigned long nr = folio_nr_pages(f);
 	for (unsigned long i = 0; i < nr; i++)
-		if (f.fs->mapcount[f.idx + i] > 1)
+		if (f.fs->pg[f.idx + i].mapcount > 1)
 			return true;
 	return false;
 }

@@ -77,7 +77,7 @@ static int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault
 		*flags |= TNF_NO_GROUP;
 	if (folio_maybe_mapped_shared(folio) && (vma->vm_flags & VM_SHARED))
 		*flags |= TNF_SHARED;
-	*last_cpupid = (int)folio.fs->last_cpupid[folio.idx];
+	*last_cpupid = (int)folio.fs->pg[folio.idx].last_cpupid;
 	vma_set_access_pid_bit(s, vma);
 	count_vm_event(s, NUMA_HINT_FAULTS);
 	if (folio_nid(folio) == numa_node_id(s)) {

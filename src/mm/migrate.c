@@ -42,21 +42,21 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 	}
 	if (s->node_free_pages[node] < high_wmark_pages(s) + nr)
 		return -EAGAIN;
-	if (folio.fs->flags[folio.idx] & FOLIO_ISOLATED)
+	if (folio.fs->pg[folio.idx].flags & FOLIO_ISOLATED)
 		return -EAGAIN; /* folio_isolate_lru fails: already being migrated */
-	folio.fs->flags[folio.idx] |= FOLIO_ISOLATED;
+	folio.fs->pg[folio.idx].flags |= FOLIO_ISOLATED;
 	return 0;
 }
 
 static void folio_putback(struct folio folio)
 {
-	folio.fs->flags[folio.idx] &= (uint8_t)~(FOLIO_ISOLATED | FOLIO_LOCKED);
+	folio.fs->pg[folio.idx].flags &= (uint8_t)~(FOLIO_ISOLATED | FOLIO_LOCKED);
 }
 
 static bool folio_mapped(struct folio folio)
 {
 	for (unsigned long i = 0; i < folio_nr_pages(folio); i++)
-		if (folio.fs->mapcount[folio.idx + i])
+		if (folio.fs->pg[folio.idx + i].mapcount)
 			return true;
 	return false;
 }
@@ -69,7 +69,7 @@ static int migrate_folio_unmap(struct sim *s, struct migrate_ctx *ctx, int i,
 {
 	struct folio folio = ctx->folios[i];
 	unsigned long nr = folio_nr_pages(folio);
-	uint8_t *fl = &folio.fs->flags[folio.idx];
+	uint8_t *fl = &folio.fs->pg[folio.idx].flags;
 
 	if (!ctx->setup_prepaid)
 		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);
@@ -99,7 +99,7 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 	int from = folio_nid(folio), to = ctx->target_nid;
 
 	for (unsigned long k = 0; k < nr; k++)
-		folio.fs->nid[folio.idx + k] = (uint8_t)to;
+		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
 	s->node_free_pages[from] += nr;
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];

@@ -116,7 +116,7 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 	pte_t entry = PTE_MIGRATION | (pteval & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY)) |
 		      (pteval & PTE_SIM_HOT);
 	set_pte_at(mm, addr, ptep, entry);
-	vma->store->mapcount[vma_store_idx(vma, addr)]--;
+	vma->store->pg[vma_store_idx(vma, addr)].mapcount--;
 }
 
 /* try_to_migrate_one: replace every mapping of @folio in @vma by migration
@@ -135,7 +135,7 @@ bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t
 			pte_t v = *ptep;
 			set_pte_at(vma->vm_mm, start + i * PAGE_SIZE, ptep,
 				   PTE_MIGRATION | (v & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
-			vma->store->mapcount[vma_store_idx(vma, start + i * PAGE_SIZE)]--;
+			vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount--;
 		}
 		t->pmd_protnone = false;
 		flush_pmd_tlb_range(vma, start, start + PMD_SIZE); /* pmdp_invalidate */
@@ -182,7 +182,7 @@ void remove_migration_ptes(struct sim *s, struct folio folio)
 			if ((e & PTE_DIRTY) && folio_test_dirty(folio))
 				pte |= PTE_DIRTY;
 			set_pte_at(vma->vm_mm, a, ptep, pte);
-			folio.fs->mapcount[folio.idx + i]++;
+			folio.fs->pg[folio.idx + i].mapcount++;
 		}
 	}
 }

@@ -86,16 +86,12 @@ static struct folio_store *new_store(struct sim *s, uint64_t pages)
 {
 	struct folio_store *fs = &s->stores[s->nr_stores++];
 	fs->nr_pages = pages;
-	fs->nid = calloc(pages, 1);
-	fs->flags = calloc(pages, 1);
-	fs->mapcount = calloc(pages, 1);
-	fs->last_cpupid = malloc(pages * sizeof(uint32_t));
+	fs->pg = calloc(pages, sizeof(*fs->pg));
 	fs->mappers = calloc((size_t)s->w.p.processes, sizeof(*fs->mappers));
 	fs->anon = true;
-	if (!fs->nid || !fs->flags || !fs->mapcount || !fs->last_cpupid || !fs->mappers)
+	if (!fs->pg || !fs->mappers)
 		return NULL;
-	memset(fs->last_cpupid, 0xff, pages * sizeof(uint32_t)); /* page_cpupid_reset_last */
-	return fs;
+	return fs; /* last_cpupid is reset when the page is first touched */
 }
 
 /* Map [pgoff, pgoff + pages) of @fs into @mm at @addr as one VMA. */
@@ -207,10 +203,11 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			int nid = alloc_node(s, want, 1);
 			if (nid < 0)
 				return -1;
-			fs->nid[idx] = (uint8_t)nid;
+			fs->pg[idx].nid = (uint8_t)nid;
+			fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 			class_nodes(&s->w, table_class(s, vma, t), hot)[nid]++;
 		}
-		fs->mapcount[idx]++;
+		fs->pg[idx].mapcount++;
 		pte_t pte = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
 		vma->ptes[i] = pte;
 		if (hot)
@@ -297,10 +294,7 @@ void workload_free(struct sim *s)
 	}
 	for (int i = 0; i < s->nr_stores; i++) {
 		struct folio_store *fs = &s->stores[i];
-		free(fs->nid);
-		free(fs->flags);
-		free(fs->mapcount);
-		free(fs->last_cpupid);
+		free(fs->pg);
 		free(fs->mappers);
 	}
 	free(s->stores);

@@ -86,7 +86,7 @@ static void make_large_folio(struct sim *s, uint64_t first, unsigned order)
 	struct folio_store *fs = testsim_vma(s)->store;
 	uint64_t idx = vma_store_idx(testsim_vma(s), testsim_addr(s, first));
 	for (uint64_t i = 0; i < (1ull << order); i++)
-		fs->flags[idx + i] = (uint8_t)(order << FOLIO_ORDER_SHIFT);
+		fs->pg[idx + i].flags = (uint8_t)(order << FOLIO_ORDER_SHIFT);
 }
 
 /* As a hint fault on task 2 (CPU 2, node 1) while a scanner's gather is
@@ -152,8 +152,8 @@ static void test_migration_moves_folio_and_restores_pte(void **state)
 	assert_true(pte & PTE_PRESENT);
 	assert_false(pte_protnone(pte));
 	assert_false(is_migration_entry(pte));
-	assert_int_equal(f.fs->mapcount[f.idx], 1);
-	assert_int_equal(f.fs->flags[f.idx] & (FOLIO_ISOLATED | FOLIO_LOCKED), 0);
+	assert_int_equal(f.fs->pg[f.idx].mapcount, 1);
+	assert_int_equal(f.fs->pg[f.idx].flags & (FOLIO_ISOLATED | FOLIO_LOCKED), 0);
 	assert_int_equal(ctx->nr_succeeded, 1);
 	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 1);
 	assert_int_equal(testsim_event(s, PGMIGRATE_FAIL), 0);
@@ -206,7 +206,7 @@ static void test_v2_large_folio_batches(void **state)
 	assert_true(pending_gen(mm) >= 1);
 	assert_int_equal(s->st.batch_flushes, 1);
 	for (uint64_t p = 8; p < 12; p++) {
-		assert_int_equal(folio_at(s, p).fs->nid[vma_store_idx(testsim_vma(s), testsim_addr(s, p))], 1);
+		assert_int_equal(folio_at(s, p).fs->pg[vma_store_idx(testsim_vma(s), testsim_addr(s, p))].nid, 1);
 		assert_true(*testsim_pte(s, p) & PTE_PRESENT);
 	}
 	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 4);
@@ -220,12 +220,12 @@ static void test_v2_shared_folio_batches(void **state)
 	struct folio f = folio_at(s, page);
 
 	make_protnone(s, page, 1);
-	f.fs->mapcount[f.idx] = 2; /* mapped by another process too */
+	f.fs->pg[f.idx].mapcount = 2; /* mapped by another process too */
 	assert_true(folio_maybe_mapped_shared(f));
 	assert_int_equal(migrate_to_node1(s, ctx_of(state), &page, 1, MR_NUMA_MISPLACED), 0);
 	assert_int_equal(pending_gen(mm), 1);
 	assert_int_equal(s->st.batch_flushes, 1);
-	assert_int_equal(f.fs->mapcount[f.idx], 2);
+	assert_int_equal(f.fs->pg[f.idx].mapcount, 2);
 }
 
 /* ---- single-folio-v1 ------------------------------------------------------ */

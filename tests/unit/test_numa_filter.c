@@ -64,11 +64,11 @@ static void test_two_stage_filter_refuses_first_sample_from_other_node(void **st
 
 	assert_int_equal(s->cpus[2].node, 1);
 	assert_int_equal(folio_nid(f), 0);
-	f.fs->last_cpupid[f.idx] = (uint32_t)cpu_pid_to_cpupid(0, p->pid); /* last from node 0 */
+	f.fs->pg[f.idx].last_cpupid = (uint32_t)cpu_pid_to_cpupid(0, p->pid); /* last from node 0 */
 	testsim_enter(s, 2, NSEC_PER_SEC);
 	assert_false(should_numa_migrate_memory(s, p, f, 0, 2));
 	/* the sample was recorded */
-	assert_int_equal(f.fs->last_cpupid[f.idx], (uint32_t)cpu_pid_to_cpupid(2, p->pid));
+	assert_int_equal(f.fs->pg[f.idx].last_cpupid, (uint32_t)cpu_pid_to_cpupid(2, p->pid));
 }
 
 static void test_two_stage_filter_passes_second_sample_from_same_node(void **state)
@@ -78,7 +78,7 @@ static void test_two_stage_filter_passes_second_sample_from_same_node(void **sta
 	struct folio f = folio_at(s, 10);
 
 	attach_empty_group(p); /* a shared fault would be refused */
-	f.fs->last_cpupid[f.idx] = (uint32_t)cpu_pid_to_cpupid(0, p->pid);
+	f.fs->pg[f.idx].last_cpupid = (uint32_t)cpu_pid_to_cpupid(0, p->pid);
 	testsim_enter(s, 2, NSEC_PER_SEC);
 	assert_false(should_numa_migrate_memory(s, p, f, 0, 2));
 	/* last_cpupid is now from node 1 and this task: private -> migrate */
@@ -94,7 +94,7 @@ static void test_mpol_misplaced_two_stage_filter(void **state)
 
 	settled_task(s, 3); /* CPU 3, node 1 */
 
-	f.fs->last_cpupid[f.idx] = (uint32_t)cpu_pid_to_cpupid(1, s->tasks[1].pid);
+	f.fs->pg[f.idx].last_cpupid = (uint32_t)cpu_pid_to_cpupid(1, s->tasks[1].pid);
 	testsim_enter(s, 3, NSEC_PER_SEC);
 	assert_int_equal(mpol_misplaced(f, vma, a), NUMA_NO_NODE);
 	assert_int_equal(mpol_misplaced(f, vma, a), 1);
@@ -107,7 +107,7 @@ static void test_early_life_bypass_first_fault_migrates(void **state)
 	struct folio f = folio_at(s, 10);
 
 	assert_int_equal(p->numa_preferred_nid, NUMA_NO_NODE);
-	assert_int_equal(f.fs->last_cpupid[f.idx], LAST_CPUPID_UNSET);
+	assert_int_equal(f.fs->pg[f.idx].last_cpupid, LAST_CPUPID_UNSET);
 	/* with a NUMA group whose faults favour nothing, only the bypass says yes */
 	attach_empty_group(p);
 	testsim_enter(s, 2, NSEC_PER_SEC);
@@ -123,7 +123,7 @@ static void test_early_life_bypass_private_fault_from_other_node(void **state)
 	p->numa_preferred_nid = NUMA_NO_NODE;
 	p->numa_scan_seq = 9;
 	/* this task's last fault came from node 0: the filter alone would refuse */
-	f.fs->last_cpupid[f.idx] = (uint32_t)cpu_pid_to_cpupid(0, p->pid);
+	f.fs->pg[f.idx].last_cpupid = (uint32_t)cpu_pid_to_cpupid(0, p->pid);
 	testsim_enter(s, 2, NSEC_PER_SEC);
 	assert_true(should_numa_migrate_memory(s, p, f, 0, 2));
 }
@@ -147,10 +147,10 @@ static void test_mpol_misplaced_local_folio_keeps_last_cpupid(void **state)
 	uint32_t last = (uint32_t)cpu_pid_to_cpupid(3, s->tasks[3].pid);
 
 	settled_task(s, 0);
-	f.fs->last_cpupid[f.idx] = last;
+	f.fs->pg[f.idx].last_cpupid = last;
 	testsim_enter(s, 0, NSEC_PER_SEC); /* CPU 0, node 0: the folio is local */
 	assert_int_equal(mpol_misplaced(f, vma, testsim_addr(s, 10)), NUMA_NO_NODE);
-	assert_int_equal(f.fs->last_cpupid[f.idx], last);
+	assert_int_equal(f.fs->pg[f.idx].last_cpupid, last);
 }
 
 /* ---- scan period ---------------------------------------------------------- */

@@ -65,12 +65,19 @@ static inline bool is_migration_entry(pte_t p) { return p & PTE_MIGRATION; }
 
 struct vm_area_struct;
 
+/* The state of one physical page: eight bytes, one cache line fetch for a
+ * fault's folio lookups. */
+struct page_state {
+	uint32_t last_cpupid;  /* (cpu << 8) | (pid & 0xff); head page */
+	uint8_t nid;           /* node (equal within a folio) */
+	uint8_t flags;         /* FOLIO_* on the head page, order on every page */
+	uint8_t mapcount;      /* number of PTE mappings */
+	uint8_t unused;
+};
+
 struct folio_store {
 	uint64_t nr_pages;
-	uint8_t *nid;          /* node of each page (equal within a folio) */
-	uint8_t *flags;        /* FOLIO_* on the head page, order on every page */
-	uint8_t *mapcount;     /* number of PTE mappings of each page */
-	uint32_t *last_cpupid; /* (cpu << 8) | (pid & 0xff); head page */
+	struct page_state *pg;
 	bool anon;
 	struct vm_area_struct **mappers; /* the VMAs mapping this store (rmap) */
 	int nr_mappers;
@@ -84,22 +91,22 @@ struct folio {
 
 static inline unsigned folio_order(struct folio f)
 {
-	return f.fs->flags[f.idx] >> FOLIO_ORDER_SHIFT;
+	return f.fs->pg[f.idx].flags >> FOLIO_ORDER_SHIFT;
 }
 static inline unsigned long folio_nr_pages(struct folio f)
 {
 	return 1ul << folio_order(f);
 }
-static inline int folio_nid(struct folio f) { return f.fs->nid[f.idx]; }
+static inline int folio_nid(struct folio f) { return f.fs->pg[f.idx].nid; }
 static inline bool folio_test_large(struct folio f) { return folio_order(f) > 0; }
 static inline bool folio_test_anon(struct folio f) { return f.fs->anon; }
 static inline bool folio_test_dirty(struct folio f)
 {
-	return f.fs->flags[f.idx] & FOLIO_DIRTY;
+	return f.fs->pg[f.idx].flags & FOLIO_DIRTY;
 }
 static inline bool folio_maybe_dma_pinned(struct folio f)
 {
-	return f.fs->flags[f.idx] & FOLIO_PINNED;
+	return f.fs->pg[f.idx].flags & FOLIO_PINNED;
 }
 /* folio_maybe_mapped_shared: mapped by more than one process (any page). */
 bool folio_maybe_mapped_shared(struct folio f);

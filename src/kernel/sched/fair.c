@@ -448,10 +448,10 @@ bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct fol
 {
 	int dst_nid = s->cpus[dst_cpu].node;
 	int this_cpupid = cpu_pid_to_cpupid(dst_cpu, p->pid);
-	int last_cpupid = (int)folio.fs->last_cpupid[folio.idx];
+	int last_cpupid = (int)folio.fs->pg[folio.idx].last_cpupid;
 	struct numa_group *ng = p->numa_group;
 
-	folio.fs->last_cpupid[folio.idx] = (uint32_t)this_cpupid; /* folio_xchg_last_cpupid */
+	folio.fs->pg[folio.idx].last_cpupid = (uint32_t)this_cpupid; /* folio_xchg_last_cpupid */
 
 	/* early in the task's life, first or private faults migrate at once */
 	if ((p->numa_preferred_nid == NUMA_NO_NODE || p->numa_scan_seq <= 4) &&
