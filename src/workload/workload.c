@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "linux/mm.h"
+#include "sim/bigalloc.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
 
@@ -86,7 +87,7 @@ static struct folio_store *new_store(struct sim *s, uint64_t pages)
 {
 	struct folio_store *fs = &s->stores[s->nr_stores++];
 	fs->nr_pages = pages;
-	fs->pg = calloc(pages, sizeof(*fs->pg));
+	fs->pg = big_zalloc(pages * sizeof(*fs->pg));
 	fs->mappers = calloc((size_t)s->w.p.processes, sizeof(*fs->mappers));
 	fs->anon = true;
 	if (!fs->pg || !fs->mappers)
@@ -108,7 +109,7 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->store = fs;
 	vma->store_pgoff = pgoff;
 	vma->region = region;
-	vma->ptes = calloc(pages, 1);
+	vma->ptes = big_zalloc(pages);
 	vma->nr_tables = (uint32_t)(round_pmd(pages) / PAGES_PER_PMD);
 	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
 	vma->first_table_id = s->nr_tables;
@@ -184,35 +185,53 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	struct mm_struct *mm = vma->vm_mm;
 	int first_task = mm->id * p->threads;
 	uint64_t hot_cut = (uint64_t)(p->hot_fraction * 18446744073709551615.0);
+	uint64_t npages = vma_pages(vma);
 
-	for (uint64_t i = 0; i < vma_pages(vma); i++) {
-		uint64_t idx = vma->store_pgoff + i;
-		struct pte_table *t = &vma->tables[i / PAGES_PER_PMD];
-		int owner = store_table_owner(s, vma, l, idx / PAGES_PER_PMD, first_task);
+	/* one 2 MiB table at a time: owner and first-touch node are per table */
+	for (uint64_t i0 = 0; i0 < npages; i0 += PAGES_PER_PMD) {
+		uint64_t i1 = i0 + PAGES_PER_PMD < npages ? i0 + PAGES_PER_PMD : npages;
+		uint64_t chunk = (vma->store_pgoff + i0) / PAGES_PER_PMD;
+		struct pte_table *t = &vma->tables[i0 / PAGES_PER_PMD];
+		int owner = store_table_owner(s, vma, l, chunk, first_task);
 		bool private = owner >= 0;
+		int want = 0, cls = 0;
 		t->owner = owner;
-		bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
-						    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-						    ((uint64_t)private << 39))) < hot_cut;
 		if (first_mapping) {
-			uint64_t chunk = idx / PAGES_PER_PMD;
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
-			int want = first_touch_node(s, private ? p->private_first_touch
-							      : p->shared_first_touch,
-						    s->cpus[s->tasks[user].cpu].node, chunk);
-			int nid = alloc_node(s, want, 1);
-			if (nid < 0)
-				return -1;
-			fs->pg[idx].nid = (uint8_t)nid;
-			fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
-			class_nodes(&s->w, table_class(s, vma, t), hot)[nid]++;
+			want = first_touch_node(s, private ? p->private_first_touch : p->shared_first_touch,
+						s->cpus[s->tasks[user].cpu].node, chunk);
+			cls = table_class(s, vma, t);
 		}
-		fs->pg[idx].mapcount++;
-		pte_t pte = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
-		vma->ptes[i] = pte;
-		if (hot)
-			t->nr_hot++;
-		mm->rss_pages++;
+		if (!hot_cut && first_mapping && s->node_free_pages[want] >= i1 - i0) {
+			/* the common case, a whole table on one node, without a hot set */
+			uint64_t n = i1 - i0;
+			struct page_state init = { LAST_CPUPID_UNSET, (uint8_t)want, 0, 1, 0 };
+			s->node_free_pages[want] -= n;
+			class_nodes(&s->w, cls, 0)[want] += n;
+			for (uint64_t i = i0; i < i1; i++)
+				fs->pg[vma->store_pgoff + i] = init;
+			memset(&vma->ptes[i0], PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY, n);
+			mm->rss_pages += n;
+			continue;
+		}
+		for (uint64_t i = i0; i < i1; i++) {
+			uint64_t idx = vma->store_pgoff + i;
+			bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
+							    ((uint64_t)private << 39))) < hot_cut;
+			if (first_mapping) {
+				int nid = alloc_node(s, want, 1);
+				if (nid < 0)
+					return -1;
+				fs->pg[idx].nid = (uint8_t)nid;
+				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
+				class_nodes(&s->w, cls, hot)[nid]++;
+			}
+			fs->pg[idx].mapcount++;
+			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
+			t->nr_hot += hot;
+		}
+		mm->rss_pages += i1 - i0;
 	}
 	return 0;
 }
@@ -287,14 +306,14 @@ void workload_free(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++) {
 		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
-			free(s->mms[i].vmas[v].ptes);
+			big_free(s->mms[i].vmas[v].ptes, vma_pages(&s->mms[i].vmas[v]));
 			free(s->mms[i].vmas[v].tables);
 		}
 		free(s->mms[i].vmas);
 	}
 	for (int i = 0; i < s->nr_stores; i++) {
 		struct folio_store *fs = &s->stores[i];
-		free(fs->pg);
+		big_free(fs->pg, fs->nr_pages * sizeof(*fs->pg));
 		free(fs->mappers);
 	}
 	free(s->stores);
@@ -304,6 +323,8 @@ void workload_free(struct sim *s)
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
 	free(s->w.page_rate);
+	free(s->w.lat_cache);
+	free(s->w.lat_stale);
 	free(s->w.owner_first);
 	free(s->w.owner_count);
 	free(s->w.owner_tables);
@@ -315,8 +336,23 @@ void workload_free(struct sim *s)
 
 /* ---- latency and rates ------------------------------------------------- */
 
-/* Mean memory latency seen from @node over class @cls's touches. */
+/* Mean memory latency seen from @node over class @cls's touches (cached;
+ * workload_page_moved marks a class stale). */
+static double class_latency_compute(struct sim *s, int cls, int node);
+
 static double class_latency(struct sim *s, int cls, int node)
+{
+	double *c = &s->w.lat_cache[(size_t)cls * (size_t)s->m.nr_nodes + (size_t)node];
+	if (s->w.lat_stale[cls]) {
+		for (int n = 0; n < s->m.nr_nodes; n++)
+			s->w.lat_cache[(size_t)cls * (size_t)s->m.nr_nodes + (size_t)n] =
+				class_latency_compute(s, cls, n);
+		s->w.lat_stale[cls] = 0;
+	}
+	return *c;
+}
+
+static double class_latency_compute(struct sim *s, int cls, int node)
 {
 	const struct workload_params *p = &s->w.p;
 	double lat = 0;
@@ -384,6 +420,11 @@ int workload_start(struct sim *s)
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
 	s->w.page_rate = calloc(2 * (size_t)(s->nr_tasks + s->nr_mms), sizeof(double));
+	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
+	s->w.lat_stale = malloc((size_t)s->w.nr_classes);
+	if (!s->w.lat_cache || !s->w.lat_stale)
+		return -1;
+	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
 	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || !s->w.page_rate)
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
@@ -429,6 +470,7 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
 	class_nodes(&s->w, cls, hot)[from] -= nr;
 	class_nodes(&s->w, cls, hot)[to] += nr;
+	s->w.lat_stale[cls] = 1;
 }
 
 /* ---- the hint-fault process -------------------------------------------- */
@@ -659,16 +701,32 @@ static inline unsigned popcount64(uint64_t x)
 	return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* The position of the n-th (0-based) set bit of @x, which has more than n:
+ * byte popcounts and their running sums find the byte, then at most seven
+ * bits are cleared in it. */
+static inline unsigned select64(uint64_t x, unsigned n)
+{
+	uint64_t b = x - ((x >> 1) & 0x5555555555555555ull);
+	b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
+	b = (b + (b >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	uint64_t sums = b * 0x0101010101010101ull; /* byte k: bits set in bytes 0..k */
+	unsigned byte = 0;
+	while (byte < 7 && ((sums >> (8 * byte)) & 0xff) <= n)
+		byte++;
+	if (byte)
+		n -= (unsigned)((sums >> (8 * (byte - 1))) & 0xff);
+	uint64_t v = (x >> (8 * byte)) & 0xff;
+	while (n--)
+		v &= v - 1;
+	return 8 * byte + (unsigned)__builtin_ctzll(v);
+}
+
 static int nth_set_bit(const uint64_t *w, unsigned n)
 {
 	for (int i = 0; i < 8; i++) {
 		unsigned c = popcount64(w[i]);
-		if (n < c) {
-			uint64_t x = w[i];
-			while (n--)
-				x &= x - 1;
-			return i * 64 + __builtin_ctzll(x);
-		}
+		if (n < c)
+			return i * 64 + (int)select64(w[i], n);
 		n -= c;
 	}
 	return -1;

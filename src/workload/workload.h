@@ -55,6 +55,8 @@ struct workload {
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
 	double *page_rate;           /* [class][hot, cold]: touches/ns of one page */
+	double *lat_cache;           /* [class][node]: class_latency */
+	uint8_t *lat_stale;          /* [class]: placement changed since */
 	/* The private slices' touch processes: one per owner, over all of its
 	 * PROT_NONE pages, with Fenwick trees of PROT_NONE counts per table
 	 * to pick the table of a touch in O(log tables). */
