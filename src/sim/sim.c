@@ -89,15 +89,21 @@ void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 	if (c == COST_TLB_REFILL)
 		return;
 	cs->stolen_ns += ns;
-	if (!cs->curr || cpu == s->cpu)
-		return;
-	if (cs->curr->act == ACT_USER) {
+	if (cs->curr && cpu != s->cpu)
+		steal_delay(s, cs->curr, ns, sim_now(s));
+}
+
+void steal_delay(struct sim *s, struct task_struct *t, double ns, uint64_t now)
+{
+	if (t == s->current)
+		return; /* the initiator's own path: charged, not stolen */
+	if (t->act == ACT_USER) {
 		/* a fault with no timer: push its end */
-		if (cs->curr->busy_until > sim_now(s))
-			cs->curr->busy_until += (uint64_t)ns;
+		if (t->busy_until > now)
+			t->busy_until += (uint64_t)ns;
 		return;
 	}
-	uint32_t id = act_timer_id(s, cs->curr->idx);
+	uint32_t id = act_timer_id(s, t->idx);
 	if (timerq_armed(&s->q, id))
 		timerq_set(&s->q, id, s->q.when[id] + (uint64_t)ns);
 }

@@ -153,6 +153,33 @@ static inline void charge(struct sim *s, enum cost_cause c, double ns)
  * that lands while that CPU's thread is in a kernel path (scanning, faulting,
  * migrating: interrupts enabled) delays the path by as much. */
 void steal(struct sim *s, int cpu, enum cost_cause c, double ns);
+/* The part of steal() that delays a thread caught in a kernel path. */
+void steal_delay(struct sim *s, struct task_struct *t, double ns, uint64_t now);
+
+/* steal() for interrupt handling, inlined for the flush rounds' receivers
+ * (@now: the time of the round). */
+static inline void steal_irq(struct sim *s, struct cpu_state *c, double ns, uint64_t now)
+{
+	c->cost[COST_IPI_HANDLE] += ns;
+	c->busy_ns += ns;
+	c->stolen_ns += ns;
+	struct task_struct *t = c->curr;
+	if (t && (t->act != ACT_USER || t->busy_until > now))
+		steal_delay(s, t, ns, now);
+}
+
+/* A full flush at @now: charge the refill its thread will do. */
+static inline void tlb_refill_at(struct sim *s, struct cpu_state *c, uint64_t now)
+{
+	/* A TLB flushed a moment ago holds only what was refilled since, and
+	 * refilling runs at about one walk per entry: cap by the time elapsed. */
+	double full = s->m.tlb_entries * s->m.cost.page_walk_ns;
+	double since = (double)(now - c->last_full_flush);
+	double ns = since < full ? since : full;
+	c->cost[COST_TLB_REFILL] += ns;
+	c->busy_ns += ns;
+	c->last_full_flush = now;
+}
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->cpu].node; }
 

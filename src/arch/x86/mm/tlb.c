@@ -47,45 +47,40 @@ void x86_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_str
 
 void tlb_full_flush_refill(struct sim *s, int cpu)
 {
-	struct cpu_state *c = &s->cpus[cpu];
-	uint64_t now = sim_now(s);
-	double full = machine_tlb_refill_ns(&s->m);
-	/* A TLB flushed a moment ago holds only what was refilled since, and
-	 * refilling runs at about one walk per entry: cap by the time elapsed. */
-	double since = (double)(now - c->last_full_flush);
-	steal(s, cpu, COST_TLB_REFILL, since < full ? since : full);
-	c->last_full_flush = now;
+	tlb_refill_at(s, &s->cpus[cpu], sim_now(s));
 }
 
-/* flush_tlb_func: runs on every targeted CPU, the initiator included. */
-static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f)
+/* flush_tlb_func: runs on every targeted CPU, the initiator included.
+ * A receiver's handling time (the interrupt plus the flush) is stolen
+ * from its thread: @handler is the interrupt's part, @now the round's time. */
+static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
+			   double handler, uint64_t now)
 {
 	struct cpu_state *c = &s->cpus[cpu];
 	bool local = cpu == f->initiating_cpu;
 	struct mm_struct *loaded = c->loaded_mm;
+	double cost = 0;
 
 	if (!local) {
 		c->irq_tlb_count++;
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
 	if (f->mm && f->mm != loaded) {
-		if (f->mm)
-			cpumask_clear_cpu(cpu, &f->mm->cpumask);
-		return;
+		cpumask_clear_cpu(cpu, &f->mm->cpumask);
+		goto out;
 	}
 	if (!loaded || loaded->global_asid)
-		return;
+		goto out;
 	if (c->is_lazy) {
 		c->loaded_mm = NULL; /* switch to init_mm */
-		return;
+		goto out;
 	}
 	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
-		return;
+		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
 	if (c->loaded_gen == mm_gen)
-		return;
+		goto out;
 
-	double cost;
 	if (f->end != TLB_FLUSH_ALL && f->new_tlb_gen == c->loaded_gen + 1 &&
 	    f->new_tlb_gen == mm_gen) {
 		unsigned long nr = (f->end - f->start) >> f->stride_shift;
@@ -96,13 +91,14 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 		cost = s->m.cost.cr3_flush_ns;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
-		tlb_full_flush_refill(s, cpu);
+		tlb_refill_at(s, c, now);
 	}
+	c->loaded_gen = mm_gen;
+out:
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
 	else
-		steal(s, cpu, COST_IPI_HANDLE, cost);
-	c->loaded_gen = mm_gen;
+		steal_irq(s, c, handler + cost, now);
 }
 
 /* should_flush_tlb: the on_each_cpu_cond_mask() filter. */
@@ -127,20 +123,21 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	int self = s->cpu, cpu, nr_ipis = 0;
 	bool all = f->freed_tables;
 
+	uint64_t now = sim_now(s);
+
 	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 	s->st.flush_rounds++;
 	for_each_cpu(cpu, mask) {
 		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f)))
 			continue;
 		nr_ipis++;
-		steal(s, cpu, COST_IPI_HANDLE, cm->ipi_handler_ns);
-		flush_tlb_func(s, cpu, f);
+		flush_tlb_func(s, cpu, f, cm->ipi_handler_ns, now);
 	}
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
 	if (cpumask_test_cpu(self, mask))
-		flush_tlb_func(s, self, f);
+		flush_tlb_func(s, self, f, 0, sim_now(s));
 }
 
 /* broadcast_tlb_flush (INVLPGB): no IPIs, no counters; every CPU running the
@@ -194,7 +191,7 @@ void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 		flush_tlb_multi(s, &mm->cpumask, &f);
 		consider_global_asid(s, mm);
 	} else if (s->cpus[s->cpu].loaded_mm == mm) {
-		flush_tlb_func(s, s->cpu, &f);
+		flush_tlb_func(s, s->cpu, &f, 0, sim_now(s));
 	}
 }
 
@@ -221,7 +218,7 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	} else if (cpumask_any_but(&b->cpumask, s->cpu)) {
 		flush_tlb_multi(s, &b->cpumask, &f);
 	} else if (cpumask_test_cpu(s->cpu, &b->cpumask)) {
-		flush_tlb_func(s, s->cpu, &f);
+		flush_tlb_func(s, s->cpu, &f, 0, sim_now(s));
 	}
 	cpumask_clear(&b->cpumask);
 }

@@ -1,0 +1,456 @@
+#!/usr/bin/env bash
+# jq filters in this file are single-quoted on purpose.
+# shellcheck disable=SC2016
+# numasim benchmark suite.  See bench/README.md.
+#
+#   bench/run.sh                       build, then run every benchmark
+#   bench/run.sh seed-run callgrind    build, then run only these
+#
+# Benchmarks: seed-run seed-table scale growth callgrind
+#
+# Environment:
+#   BENCH_RUNS=N     timed runs per benchmark (default 5; seed-run, seed-table, scale)
+#   BENCH_QUICK=1    one timed run, no warm-up (a smoke test, not a measurement)
+#   NUMASIM=PATH     binary to benchmark (default: ./numasim after 'make -j2';
+#                    'make bench' sets it to build/release/numasim)
+#   BENCH_OUT=DIR    where the JSON lines go (default: build/bench)
+#
+# Output: a table on stdout; the same numbers as JSON lines in
+# $BENCH_OUT/latest.jsonl (rewritten each invocation) and appended to
+# $BENCH_OUT/history.jsonl.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+ALL_BENCHES=(seed-run seed-table scale growth callgrind)
+
+usage() {
+    echo "usage: bench/run.sh [BENCH...]   (BENCH: ${ALL_BENCHES[*]})"
+    echo "env: BENCH_RUNS=N (default 5), BENCH_QUICK=1, NUMASIM=PATH, BENCH_OUT=DIR"
+}
+
+# ---- arguments -----------------------------------------------------------
+
+BENCHES=()
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) usage; exit 0 ;;
+        seed-run|seed-table|scale|growth|callgrind) BENCHES+=("$arg") ;;
+        all) BENCHES+=("${ALL_BENCHES[@]}") ;;
+        *) echo "bench/run.sh: unknown benchmark '$arg'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+[[ ${#BENCHES[@]} -gt 0 ]] || BENCHES=("${ALL_BENCHES[@]}")
+
+QUICK=${BENCH_QUICK:-0}
+[[ $QUICK == 0 || $QUICK == 1 ]] || { echo "bench/run.sh: BENCH_QUICK must be 0 or 1" >&2; exit 2; }
+if [[ $QUICK == 1 ]]; then
+    RUNS=1
+    WARMUP=0
+else
+    RUNS=${BENCH_RUNS:-5}
+    WARMUP=1
+fi
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bench/run.sh: BENCH_RUNS must be a positive integer" >&2; exit 2; }
+
+for tool in jq awk /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bench/run.sh: '$tool' not found" >&2; exit 2; }
+done
+for b in "${BENCHES[@]}"; do
+    if [[ $b == callgrind ]]; then
+        for tool in valgrind callgrind_annotate; do
+            command -v "$tool" >/dev/null || { echo "bench/run.sh: '$tool' not found (needed by callgrind)" >&2; exit 2; }
+        done
+    fi
+done
+
+# ---- build and snapshot the binary ---------------------------------------
+
+make -j2 >&2 || { echo "bench/run.sh: 'make -j2' failed; nothing benchmarked" >&2; exit 1; }
+SRC_BIN=${NUMASIM:-$ROOT/numasim}
+[[ -x $SRC_BIN ]] || { echo "bench/run.sh: no binary at $SRC_BIN" >&2; exit 2; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/numasim-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+# Benchmark a private copy: src/ may be rebuilt while we run, and every run of
+# one invocation should time the same binary.
+BIN=$WORK/numasim
+cp "$(readlink -f "$SRC_BIN")" "$BIN"
+BIN_SHA=$(sha256sum "$BIN" | cut -c1-12)
+GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then GIT_REV+="-dirty"; fi
+
+OUT_DIR=${BENCH_OUT:-$ROOT/build/bench}
+mkdir -p "$OUT_DIR"
+LATEST=$OUT_DIR/latest.jsonl
+HISTORY=$OUT_DIR/history.jsonl
+: > "$LATEST"
+STAMP=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+NCPU=$(nproc)
+
+# Append one JSON object (given as jq args + filter) to latest and history.
+emit_json() {
+    local line
+    line=$(jq -nc --arg time "$STAMP" --arg git "$GIT_REV" --arg binary "$BIN_SHA" \
+        --argjson nproc "$NCPU" --argjson quick "$QUICK" "$@")
+    printf '%s\n' "$line" >> "$LATEST"
+    printf '%s\n' "$line" >> "$HISTORY"
+}
+
+echo "numasim benchmarks  $STAMP  git $GIT_REV  binary sha256 $BIN_SHA"
+echo "host: $NCPU CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) RAM," \
+     "load $(cut -d' ' -f1-3 /proc/loadavg);  runs: $RUNS timed$([[ $WARMUP == 1 ]] && echo ' + 1 warm-up' || echo ', no warm-up')"
+if [[ $QUICK == 1 ]]; then echo "BENCH_QUICK=1: single runs, no warm-up -- a smoke test, not a measurement"; fi
+echo
+
+# ---- helpers --------------------------------------------------------------
+
+PAGES_PER_GIB=262144     # 4 KiB pages per GiB
+MIB=1048576
+
+# Scale topology: 8 sockets x 1 node x 64 cores x SMT-2 = 1,024 CPUs,
+# 600 GiB per node, 4 TiB workload, 1,024 threads, 60 s simulated.
+SCALE_ARGS=(--set machine.sockets=8 --set machine.nodes_per_socket=1
+            --set machine.cores_per_node=64 --set machine.threads_per_core=2
+            --set machine.cpus=1024 --set machine.mem_per_node_gib=600
+            --set workload.threads=1024 --set workload.memory_gib=4096
+            --duration 60)
+SCALE_GIB=4096
+SEED_GIB=120
+
+# timed_run TAG CMD...: run CMD under /usr/bin/time -v; sets
+#   R_WALL (s, measured outside the process), R_RSS_KB, R_OUT, R_ERR.
+# Aborts the script if the command fails.
+timed_run() {
+    local tag=$1; shift
+    R_OUT=$WORK/$tag.out
+    R_ERR=$WORK/$tag.err
+    local tfile=$WORK/$tag.time t0 t1 rc=0
+    t0=$EPOCHREALTIME
+    /usr/bin/time -v -o "$tfile" "$@" > "$R_OUT" 2> "$R_ERR" || rc=$?
+    t1=$EPOCHREALTIME
+    if [[ $rc != 0 ]]; then
+        echo "bench/run.sh: command failed (exit $rc): $*" >&2
+        tail -n 20 "$R_ERR" >&2
+        exit 1
+    fi
+    R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    R_RSS_KB=$(awk -F': *' '/Maximum resident set size/ { print $2 }' "$tfile")
+}
+
+# stats "v1 v2 ...": prints "median min max".
+stats() {
+    tr ' ' '\n' <<< "$1" | grep -v '^$' | sort -g | awk '
+        { v[NR] = $1 }
+        END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf "%.3f %.3f %.3f\n", m, v[1], v[NR] }'
+}
+
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+fmt()  { awk -v v="$1" -v f="$2" 'BEGIN { printf f, v }'; }
+
+TABLE_FMT="%-11s %9s %17s %9s %13s %9s %9s  %s\n"
+table_header() {
+    # shellcheck disable=SC2059
+    printf "$TABLE_FMT" benchmark "median s" "min-max s" "RSS MiB" "events/s" "sim s/s" "B/page" "target"
+    # shellcheck disable=SC2059
+    printf "$TABLE_FMT" ----------- --------- ----------------- --------- ------------- --------- --------- ------
+}
+HEADER_DONE=0
+table_row() {
+    if [[ $HEADER_DONE == 0 ]]; then table_header; HEADER_DONE=1; fi
+    # shellcheck disable=SC2059
+    printf "$TABLE_FMT" "$@"
+}
+
+# bench_timed NAME PAGES_RESIDENT SIM_RUNS_DEFAULT CMD...
+#   Warm-up + RUNS timed runs of CMD (which must write JSON to $WORK/NAME.json
+#   via the placeholder @JSON@), then one table row.  Sets B_* for the caller's
+#   target check.
+bench_timed() {
+    local name=$1 pages=$2; shift 2
+    local walls="" rss_max=0 i
+    local -a cmd=()
+    local arg
+    for arg in "$@"; do cmd+=("${arg//@JSON@/$WORK/$name.json}"); done
+
+    if [[ $WARMUP == 1 ]]; then
+        echo "  $name: warm-up" >&2
+        timed_run "$name-warm" "${cmd[@]}"
+    fi
+    for ((i = 1; i <= RUNS; i++)); do
+        echo "  $name: run $i/$RUNS" >&2
+        timed_run "$name-$i" "${cmd[@]}"
+        walls+=" $R_WALL"
+        (( R_RSS_KB > rss_max )) && rss_max=$R_RSS_KB
+        echo "    wall $R_WALL s, RSS $((R_RSS_KB / 1024)) MiB" >&2
+    done
+    read -r B_MEDIAN B_MIN B_MAX < <(stats "$walls")
+    B_RSS_BYTES=$((rss_max * 1024))
+    B_RSS_MIB=$(calc "$B_RSS_BYTES / $MIB")
+    B_BPP=$(calc "$B_RSS_BYTES / $pages")
+    B_WALLS=$(tr ' ' '\n' <<< "$walls" | grep -v '^$' | jq -sc .)
+    # Last run's stdout/stderr/JSON describe the work done (deterministic).
+    B_ERR=$R_ERR
+    B_JSON=$WORK/$name.json
+}
+
+# ---- seed-run ---------------------------------------------------------------
+
+bench_seed_run() {
+    local pages=$((SEED_GIB * PAGES_PER_GIB))
+    bench_timed seed-run "$pages" "$BIN" run seed -q --json @JSON@
+    local events sim
+    events=$(jq '.stats.events' "$B_JSON")
+    sim=$(jq '.simulated_seconds' "$B_JSON")
+    local eps sps rss_limit ok=PASS
+    eps=$(calc "$events / $B_MEDIAN")
+    sps=$(calc "$sim / $B_MEDIAN")
+    rss_limit=$((8 * pages + 64 * MIB))
+    awk -v m="$B_MEDIAN" 'BEGIN { exit !(m <= 1.8) }' || ok=FAIL
+    (( B_RSS_BYTES <= rss_limit )) || ok=FAIL
+    table_row seed-run "$B_MEDIAN" "$B_MIN-$B_MAX" "$(fmt "$B_RSS_MIB" %.1f)" "$(fmt "$eps" %.0f)" \
+        "$(fmt "$sps" %.1f)" "$(fmt "$B_BPP" %.2f)" \
+        "$ok  (median <= 1.8 s, RSS <= 8 B/page + 64 MiB = $(fmt "$(calc "$rss_limit / $MIB")" %.0f) MiB)"
+    emit_json --arg bench seed-run --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
+        --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson rss "$B_RSS_BYTES" --argjson pages "$pages" --argjson events "$events" \
+        --argjson sim "$sim" --argjson eps "$eps" --argjson sps "$sps" --argjson bpp "$B_BPP" \
+        --argjson rss_limit "$rss_limit" --arg result "$ok" \
+        '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss, pages:$pages,
+          events:$events, simulated_s:$sim, events_per_wall_s:$eps, sim_s_per_wall_s:$sps,
+          rss_bytes_per_page:$bpp, target:{median_wall_s_max:1.8, rss_bytes_max:$rss_limit}, result:$result}'
+}
+
+# ---- seed-table -------------------------------------------------------------
+
+bench_seed_table() {
+    local jobs=$NCPU
+    local pages=$((SEED_GIB * PAGES_PER_GIB))
+    # Up to $jobs runs are resident at once: B/page is per resident page.
+    local resident=$((pages * jobs))
+    bench_timed seed-table "$resident" "$BIN" ab seed --kernels v7.3,v7.3+single-folio-v2 \
+        --pairs 3 --jobs "$jobs" --json @JSON@
+    local sim nruns
+    sim=$(jq '.simulated_seconds' "$B_JSON")
+    # stderr: "wall time: X.XX s (12 runs, 2 at a time)"
+    nruns=$(sed -n 's/.*wall time:.*(\([0-9][0-9]*\) runs.*/\1/p' "$B_ERR" | tail -n1)
+    [[ -n $nruns ]] || nruns=12
+    local sps ok=PASS
+    sps=$(calc "$sim * $nruns / $B_MEDIAN")
+    awk -v m="$B_MEDIAN" 'BEGIN { exit !(m <= 15) }' || ok=FAIL
+    table_row seed-table "$B_MEDIAN" "$B_MIN-$B_MAX" "$(fmt "$B_RSS_MIB" %.1f)" "-" \
+        "$(fmt "$sps" %.1f)" "$(fmt "$B_BPP" %.2f)" "$ok  (median <= 15 s; $nruns runs, --jobs $jobs)"
+    emit_json --arg bench seed-table --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
+        --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson rss "$B_RSS_BYTES" --argjson pages "$resident" --argjson jobs "$jobs" \
+        --argjson nruns "$nruns" --argjson sim "$sim" --argjson sps "$sps" --argjson bpp "$B_BPP" \
+        --arg result "$ok" \
+        '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss,
+          pages_resident:$pages, jobs:$jobs, sim_runs:$nruns, simulated_s_per_run:$sim,
+          events_per_wall_s:null, sim_s_per_wall_s:$sps, rss_bytes_per_page:$bpp,
+          target:{median_wall_s_max:15}, result:$result}'
+}
+
+# ---- scale --------------------------------------------------------------------
+
+bench_scale() {
+    local pages=$((SCALE_GIB * PAGES_PER_GIB))
+    bench_timed scale "$pages" "$BIN" run seed -q "${SCALE_ARGS[@]}" --json @JSON@
+    local events sim
+    events=$(jq '.stats.events' "$B_JSON")
+    sim=$(jq '.simulated_seconds' "$B_JSON")
+    local eps sps ok=PASS rss_limit=$((12 * 1024 * MIB))
+    eps=$(calc "$events / $B_MEDIAN")
+    sps=$(calc "$sim / $B_MEDIAN")
+    (( B_RSS_BYTES <= rss_limit )) || ok=FAIL
+    awk -v s="$sps" 'BEGIN { exit !(s >= 10) }' || ok=FAIL
+    table_row scale "$B_MEDIAN" "$B_MIN-$B_MAX" "$(fmt "$B_RSS_MIB" %.1f)" "$(fmt "$eps" %.0f)" \
+        "$(fmt "$sps" %.2f)" "$(fmt "$B_BPP" %.2f)" \
+        "$ok  (RSS <= 12 GiB, >= 10x real time: median <= $(fmt "$(calc "$sim / 10")" %.0f) s)"
+    emit_json --arg bench scale --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
+        --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson rss "$B_RSS_BYTES" --argjson pages "$pages" --argjson events "$events" \
+        --argjson sim "$sim" --argjson eps "$eps" --argjson sps "$sps" --argjson bpp "$B_BPP" \
+        --argjson rss_limit "$rss_limit" --arg result "$ok" \
+        '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss, pages:$pages,
+          events:$events, simulated_s:$sim, events_per_wall_s:$eps, sim_s_per_wall_s:$sps,
+          rss_bytes_per_page:$bpp, target:{rss_bytes_max:$rss_limit, sim_s_per_wall_s_min:10},
+          result:$result}'
+}
+
+# ---- growth -------------------------------------------------------------------
+
+# growth_series KIND: KIND=memory (30/60/120/240 GiB, 180 s) or
+# duration (45/90/180/360 s, 120 GiB).  Index 2 is the 1x point.
+growth_series() {
+    local kind=$1
+    local -a ks=(0.25 0.5 1 2) vals walls rss pages events
+    if [[ $kind == memory ]]; then vals=(30 60 120 240); else vals=(45 90 180 360); fi
+    local i args
+    if [[ $WARMUP == 1 ]]; then
+        echo "  growth-$kind: warm-up (${vals[0]})" >&2
+        if [[ $kind == memory ]]; then args=(--set "workload.memory_gib=${vals[0]}" --duration 180)
+        else args=(--duration "${vals[0]}"); fi
+        timed_run "growth-$kind-warm" "$BIN" run seed -q "${args[@]}"
+    fi
+    for i in 0 1 2 3; do
+        if [[ $kind == memory ]]; then
+            args=(--set "workload.memory_gib=${vals[i]}" --duration 180)
+            pages[i]=$((vals[i] * PAGES_PER_GIB))
+        else
+            args=(--duration "${vals[i]}")
+            pages[i]=$((SEED_GIB * PAGES_PER_GIB))
+        fi
+        echo "  growth-$kind: ${vals[i]}" >&2
+        timed_run "growth-$kind-$i" "$BIN" run seed -q "${args[@]}" --json "$WORK/growth-$kind-$i.json"
+        walls[i]=$R_WALL
+        rss[i]=$((R_RSS_KB * 1024))
+        events[i]=$(jq '.stats.events' "$WORK/growth-$kind-$i.json")
+    done
+
+    local unit label
+    if [[ $kind == memory ]]; then unit=GiB; label="memory (180 s)"; else unit=s; label="duration (120 GiB)"; fi
+    echo "growth vs $label"
+    local fmtg="%-6s %-8s %9s %7s %7s %9s %7s %11s %12s  %s\n"
+    # shellcheck disable=SC2059
+    printf "$fmtg" k "$kind" "wall s" "x1x" "step" "RSS MiB" "x1x" "events" "marg B/page" "wall linear (x1x in [0.8k,1.2k])"
+    local all_lin=PASS sublin=PASS margs=() ratio rratio step marg lin
+    for i in 0 1 2 3; do
+        ratio=$(calc "${walls[i]} / ${walls[2]}")
+        rratio=$(calc "${rss[i]} / ${rss[2]}")
+        if (( i == 0 )); then step="-"; else step=$(fmt "$(calc "${walls[i]} / ${walls[i-1]}")" %.2f); fi
+        marg="-"
+        if [[ $kind == memory ]] && (( i > 0 )); then
+            marg=$(calc "(${rss[i]} - ${rss[0]}) / (${pages[i]} - ${pages[0]})")
+            margs+=("$marg")
+            marg=$(fmt "$marg" %.2f)
+        fi
+        if (( i == 2 )); then lin="(1x)"
+        elif awk -v r="$ratio" -v k="${ks[i]}" 'BEGIN { exit !(r >= 0.8 * k && r <= 1.2 * k) }'; then lin=PASS
+        else lin=FAIL; all_lin=FAIL; fi
+        # Super-linear: wall grows more than 1.2x the size ratio between
+        # the smaller and the larger of this point and 1x.
+        if (( i != 2 )) && ! awk -v r="$ratio" -v k="${ks[i]}" \
+                'BEGIN { exit !(k > 1 ? r <= 1.2 * k : r >= k / 1.2) }'; then
+            sublin=FAIL; lin+=" (super-linear)"
+        fi
+        # shellcheck disable=SC2059
+        printf "$fmtg" "${ks[i]}" "${vals[i]} $unit" "$(fmt "${walls[i]}" %.3f)" "$(fmt "$ratio" %.2f)" "$step" \
+            "$(fmt "$(calc "${rss[i]} / $MIB")" %.1f)" "$(fmt "$rratio" %.2f)" "${events[i]}" "$marg" "$lin"
+    done
+    echo "wall linear within 20%: $all_lin;  wall at most linear (growth <= 1.2x size): $sublin"
+    local rss_verdict
+    if [[ $kind == memory ]]; then
+        # Marginal bytes per page roughly constant: each within 20% of their median.
+        local med
+        med=$(stats "${margs[*]}" | cut -d' ' -f1)
+        rss_verdict=PASS
+        for marg in "${margs[@]}"; do
+            awk -v m="$marg" -v d="$med" 'BEGIN { exit !(m >= 0.8 * d && m <= 1.2 * d) }' || rss_verdict=FAIL
+        done
+        echo "RSS marginal bytes/page (vs 30 GiB): $(printf '%.2f ' "${margs[@]}")-> constant within 20%: $rss_verdict"
+    else
+        # RSS should not grow with simulated time: each within 20% of the 1x point.
+        rss_verdict=PASS
+        for i in 0 1 3; do
+            awk -v a="${rss[i]}" -v b="${rss[2]}" 'BEGIN { exit !(a >= 0.8 * b && a <= 1.2 * b) }' || rss_verdict=FAIL
+        done
+        echo "RSS flat vs duration (within 20% of 1x): $rss_verdict"
+    fi
+    echo
+
+    local j_walls j_rss j_pages j_events j_vals j_margs
+    j_walls=$(printf '%s\n' "${walls[@]}" | jq -sc .)
+    j_rss=$(printf '%s\n' "${rss[@]}" | jq -sc .)
+    j_pages=$(printf '%s\n' "${pages[@]}" | jq -sc .)
+    j_events=$(printf '%s\n' "${events[@]}" | jq -sc .)
+    j_vals=$(printf '%s\n' "${vals[@]}" | jq -sc .)
+    if [[ $kind == memory ]]; then j_margs=$(printf '%s\n' "${margs[@]}" | jq -sc .); else j_margs=null; fi
+    emit_json --arg bench "growth-$kind" --arg unit "$unit" --argjson vals "$j_vals" \
+        --argjson walls "$j_walls" --argjson rss "$j_rss" --argjson pages "$j_pages" \
+        --argjson events "$j_events" --argjson margs "$j_margs" \
+        --arg wall_linear "$all_lin" --arg wall_sublinear "$sublin" --arg rss_result "$rss_verdict" \
+        '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench,
+          k:[0.25,0.5,1,2], values:$vals, unit:$unit, wall_s:$walls, peak_rss_bytes:$rss,
+          pages:$pages, events:$events, marginal_rss_bytes_per_page:$margs,
+          wall_linear_20pct:$wall_linear, wall_at_most_linear:$wall_sublinear, rss_result:$rss_result}'
+}
+
+bench_growth() {
+    growth_series memory
+    growth_series duration
+}
+
+# ---- callgrind ----------------------------------------------------------------
+
+bench_callgrind() {
+    local out=$WORK/callgrind.out ann=$WORK/callgrind.txt
+    echo "  callgrind: seed, 5 s simulated (slow: ~50x)" >&2
+    local t0 t1
+    t0=$EPOCHREALTIME
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$BIN" run seed -q --duration 5 \
+        > "$WORK/callgrind.stdout" 2> "$WORK/callgrind.stderr" || {
+        echo "bench/run.sh: valgrind failed" >&2; tail -n 20 "$WORK/callgrind.stderr" >&2; exit 1; }
+    t1=$EPOCHREALTIME
+    callgrind_annotate "$out" > "$ann" 2>/dev/null
+    local total
+    total=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$ann")
+    [[ $total =~ ^[0-9]+$ ]] || { echo "bench/run.sh: no PROGRAM TOTALS in callgrind_annotate output" >&2; exit 1; }
+    local events
+    events=$(awk '/simulation events/ { print $NF; exit }' "$WORK/callgrind.stdout")
+    echo "callgrind: seed 5 s: $total instructions$([[ -n $events ]] && echo " ($events events, $(fmt "$(calc "$total / $events")" %.0f) Ir/event)")"
+    echo "  (valgrind wall $(fmt "$(calc "$t1 - $t0")" %.1f) s)"
+    echo "top 10 functions by Ir:"
+    # Function lines follow the "Ir  file:function" header after PROGRAM TOTALS.
+    local top
+    top=$(awk '
+        /PROGRAM TOTALS/ { seen = 1; next }
+        seen && /file:function/ { body = 1; next }
+        body && /^-+$/ { next }
+        body && NF >= 2 && $1 ~ /^[0-9,]+$/ { print; if (++n == 10) exit }
+    ' "$ann" | sed -E 's# \[[^]]*/numasim-bench\.[^]]*/numasim\]$##')
+    printf '%s\n' "$top" | sed 's/^/  /'
+    echo
+
+    # JSON: [{ir, function}], function as "file:function [object]".
+    printf '%s\n' "$top" | awk '{ gsub(",", "", $1); print $1 }' > "$WORK/top.ir"
+    printf '%s\n' "$top" | sed -E 's/^ *[0-9,]+ *(\( *[0-9.]+%\))? *//' > "$WORK/top.fn"
+    local j_top
+    j_top=$(paste "$WORK/top.ir" "$WORK/top.fn" \
+        | jq -Rc 'split("\t") | {ir: (.[0] | tonumber), function: (.[1:] | join("\t"))}' | jq -sc .)
+
+    emit_json --arg bench callgrind --argjson ir "$total" --argjson top "$j_top" \
+        --argjson events "${events:-null}" \
+        '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench,
+          command:"numasim run seed -q --duration 5", instructions:$ir, events:$events, top:$top}'
+}
+
+# ---- main -----------------------------------------------------------------
+
+TABLE_BENCHES=0
+for b in "${BENCHES[@]}"; do
+    case "$b" in seed-run|seed-table|scale) TABLE_BENCHES=1 ;; esac
+done
+
+# Timed benchmarks first, as one table; then growth and callgrind.
+for b in "${BENCHES[@]}"; do
+    case "$b" in
+        seed-run)   bench_seed_run ;;
+        seed-table) bench_seed_table ;;
+        scale)      bench_scale ;;
+    esac
+done
+[[ $TABLE_BENCHES == 1 ]] && echo
+for b in "${BENCHES[@]}"; do
+    case "$b" in
+        growth)    bench_growth ;;
+        callgrind) bench_callgrind ;;
+    esac
+done
+
+echo "results: $LATEST"
