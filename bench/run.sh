@@ -67,6 +67,7 @@ done
 
 # ---- build and snapshot the binary ---------------------------------------
 
+scripts/deps.sh --bench >&2 || { echo "bench/run.sh: cannot install jq, time, valgrind" >&2; exit 1; }
 make -j2 >&2 || { echo "bench/run.sh: 'make -j2' failed; nothing benchmarked" >&2; exit 1; }
 SRC_BIN=${NUMASIM:-$ROOT/numasim}
 [[ -x $SRC_BIN ]] || { echo "bench/run.sh: no binary at $SRC_BIN" >&2; exit 2; }

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional]
+# Usage: scripts/deps.sh [--optional] [--bench]
 #   --optional   also install optional packages (gnuplot-nox); failures there only warn.
+#   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
 REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev)
 OPTIONAL=(gnuplot-nox)
+BENCH=(jq time valgrind)
 
 want_optional=0
+want_bench=0
 for arg in "$@"; do
     case "$arg" in
         --optional) want_optional=1 ;;
+        --bench) want_bench=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional]"
+            echo "usage: $0 [--optional] [--bench]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -76,6 +80,14 @@ if [[ $want_optional -eq 1 ]]; then
         if ! apt_install "${missing_opt[@]}"; then
             echo "deps.sh: warning: could not install optional packages: ${missing_opt[*]}" >&2
         fi
+    fi
+fi
+
+if [[ $want_bench -eq 1 ]]; then
+    mapfile -t missing_bench < <(missing_of "${BENCH[@]}")
+    if [[ ${#missing_bench[@]} -gt 0 ]] && ! apt_install "${missing_bench[@]}"; then
+        echo "deps.sh: failed to install benchmark tools: ${missing_bench[*]}" >&2
+        exit 1
     fi
 fi
 
