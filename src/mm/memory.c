@@ -136,6 +136,8 @@ bool do_numa_page(struct vm_fault *vmf)
 		workload_rearm_table(s, vma, t);
 	}
 	ptl_unlock(s, t);
+	trace(s, TR_HINT_FAULT, s->cpu, p->pid, s->t0, sim_now(s) - s->t0, (int64_t)vmf->address, nid,
+	      target, flags);
 	p->fault = (struct numa_fault_ctx){
 		.vma = vma, .addr = vmf->address, .folio = folio, .target_nid = target,
 		.last_cpupid = last_cpupid, .flags = flags, .folio_nid_at_fault = nid,
@@ -146,6 +148,8 @@ bool do_numa_page(struct vm_fault *vmf)
 out_map:
 	rebuild_mapping(vmf, folio, ptep, writable, false);
 	ptl_unlock(s, t);
+	trace(s, TR_HINT_FAULT, s->cpu, p->pid, s->t0, sim_now(s) - s->t0, (int64_t)vmf->address, nid,
+	      NUMA_NO_NODE, flags);
 	workload_rearm_table(s, vma, t);
 	if (nid != NUMA_NO_NODE)
 		task_numa_fault(s, last_cpupid, nid, nr_pages, flags);

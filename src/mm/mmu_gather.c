@@ -80,6 +80,8 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 		tlb_reset_range(tlb);
 		tlb->freed_tables = true;
 	}
+	tlb->mm->sim->flush_origin = FLUSH_FROM_GATHER;
 	tlb_flush_mmu_tlbonly(tlb);
+	tlb->mm->sim->flush_origin = FLUSH_FROM_OTHER;
 	dec_tlb_flush_pending(tlb->mm);
 }

@@ -20,6 +20,8 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	bool prot_numa = cp_flags & MM_CP_PROT_NUMA;
 	bool is_private_single_threaded = !(vma->vm_flags & VM_SHARED) && mm->mm_users == 1;
 	long pages = 0, looked = 0;
+	uint64_t t_start = sim_now(s), first = addr;
+	bool flushed = false;
 
 	/* pte_offset_map_lock */
 	if (t->ptl_free_at > sim_now(s))
@@ -27,6 +29,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	if (flush_tlb_batched_pending(mm) && s->current && s->current->act == ACT_SCAN) {
 		s->st.scanner_flushes++;
 		s->st.scanner_flushes_cpr++;
+		flushed = true;
 	}
 
 	for (; addr < end; addr += PAGE_SIZE) {
@@ -60,6 +63,8 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				     (double)(looked - pages) * cm->pte_skip_ns);
 	t->ptl_free_at = sim_now(s);
 	workload_rearm_table(s, vma, t);
+	trace(s, TR_PTE_TABLE, s->cpu, current_pid(s), t_start, sim_now(s) - t_start, (int64_t)first,
+	      pages, flushed, 0);
 	return pages;
 }
 

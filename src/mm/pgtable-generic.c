@@ -11,7 +11,10 @@ pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep)
 	pte_t pte = *ptep;
 
 	set_pte_at(mm, addr, ptep, 0);
-	if (pte_accessible(mm, pte))
+	if (pte_accessible(mm, pte)) {
+		mm->sim->flush_origin = FLUSH_FROM_PTEP_CLEAR;
 		flush_tlb_page(vma, addr);
+		mm->sim->flush_origin = FLUSH_FROM_OTHER;
+	}
 	return pte;
 }

@@ -39,6 +39,8 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 
 	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
 	tlb_ubc->flush_required = true;
+	trace(s, TR_BATCH_RECORDED, s->cpu, current_pid(s), sim_now(s), 0, (int64_t)start,
+	      (int64_t)((mm->tlb_flush_batched + 1) & TLB_FLUSH_BATCH_PENDING_MASK), 0, 0);
 
 	uint32_t batch = mm->tlb_flush_batched;
 	if ((batch & TLB_FLUSH_BATCH_PENDING_MASK) > TLB_FLUSH_BATCH_PENDING_LARGE)
@@ -64,10 +66,12 @@ bool flush_tlb_batched_pending(struct mm_struct *mm)
 
 	if (pending == flushed)
 		return false;
+	mm->sim->flush_origin = FLUSH_FROM_SCANNER_PENDING;
 	if (mm->sim->k.flush_pending_dsb_only)
 		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
 	else
 		flush_tlb_mm(mm);
+	mm->sim->flush_origin = FLUSH_FROM_OTHER;
 	if (mm->tlb_flush_batched == batch)
 		mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
 	return true;
@@ -82,7 +86,9 @@ void try_to_unmap_flush(struct sim *s)
 
 	if (!tlb_ubc->flush_required)
 		return;
+	s->flush_origin = FLUSH_FROM_BATCH;
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
+	s->flush_origin = FLUSH_FROM_OTHER;
 	if (s->k.flush_side && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;
@@ -116,6 +122,8 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 	pte_t entry = PTE_MIGRATION | (pteval & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY)) |
 		      (pteval & PTE_SIM_HOT);
 	set_pte_at(mm, addr, ptep, entry);
+	trace(mm->sim, TR_SET_MIGRATION_PTE, mm->sim->cpu, current_pid(mm->sim), sim_now(mm->sim), 0,
+	      (int64_t)addr, entry, 0, 0);
 	vma->store->pg[vma_store_idx(vma, addr)].mapcount--;
 }
 
@@ -167,7 +175,6 @@ void try_to_migrate(struct sim *s, struct folio folio, enum ttu_flags flags)
 void remove_migration_ptes(struct sim *s, struct folio folio)
 {
 	unsigned long nr = folio_nr_pages(folio);
-	(void)s;
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];
 		for (unsigned long i = 0; i < nr; i++) {
@@ -183,6 +190,8 @@ void remove_migration_ptes(struct sim *s, struct folio folio)
 				pte |= PTE_DIRTY;
 			set_pte_at(vma->vm_mm, a, ptep, pte);
 			folio.fs->pg[folio.idx + i].mapcount++;
+			trace(s, TR_REMOVE_MIGRATION_PTE, s->cpu, current_pid(s), sim_now(s), 0,
+			      (int64_t)a, pte, (int64_t)folio_order(folio), 0);
 		}
 	}
 }

@@ -217,6 +217,31 @@ static json_t *json_costs(const struct sim *s)
 	return o;
 }
 
+/* Per-second series, one array per quantity (what `numasim plot` draws). */
+static json_t *json_timeseries(const struct sim *s)
+{
+	const struct timeseries *ts = s->ts;
+	json_t *o = json_object();
+	struct { const char *key; const double *v; } cols[] = {
+		{ "tlb_irqs_per_s", ts->tlb_irqs },
+		{ "migrations_per_s", ts->migrations },
+		{ "pte_updates_per_s", ts->pte_updates },
+		{ "pass_ms", ts->pass_ms },
+		{ "scan_period_ms", ts->scan_period_ms },
+	};
+	json_t *t = json_array();
+	for (int i = 0; i < ts->n; i++)
+		json_array_append_new(t, json_integer(i + 1));
+	json_object_set_new(o, "t_s", t);
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		json_t *a = json_array();
+		for (int i = 0; i < ts->n; i++)
+			json_array_append_new(a, jreal(cols[c].v[i]));
+		json_object_set_new(o, cols[c].key, a);
+	}
+	return o;
+}
+
 json_t *report_json(const struct sim *s, const struct scenario *sc)
 {
 	json_t *o = json_object(), *irq = json_object();
@@ -234,6 +259,8 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(o, "stats", json_stats(s));
 	json_object_set_new(o, "throughput_ops_per_s", jreal(throughput(s)));
 	json_object_set_new(o, "cost_ns", json_costs(s));
+	if (s->ts)
+		json_object_set_new(o, "timeseries", json_timeseries(s));
 	return o;
 }
 

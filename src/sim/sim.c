@@ -119,6 +119,69 @@ uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_
 	return p->busy_until > now ? p->busy_until : 0;
 }
 
+/* ---- the per-second series ---------------------------------------------- */
+
+static int timeseries_init(struct sim *s)
+{
+	struct timeseries *ts = calloc(1, sizeof(*ts));
+	if (!ts)
+		return -1;
+	s->ts = ts;
+	ts->n = (int)((s->duration_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	double **cols[] = { &ts->tlb_irqs, &ts->migrations, &ts->pass_ms, &ts->scan_period_ms,
+			    &ts->pte_updates };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!(*cols[i] = calloc((size_t)ts->n + 1, sizeof(double))))
+			return -1;
+	return 0;
+}
+
+static void timeseries_free(struct timeseries *ts)
+{
+	if (!ts)
+		return;
+	free(ts->tlb_irqs);
+	free(ts->migrations);
+	free(ts->pass_ms);
+	free(ts->scan_period_ms);
+	free(ts->pte_updates);
+	free(ts);
+}
+
+void sim_pass_done(struct sim *s, double ns, unsigned period_ms)
+{
+	struct timeseries *ts = s->ts;
+	ts->pass_sum += ns;
+	ts->pass_n++;
+	if (ts->cur < ts->n)
+		ts->scan_period_ms[ts->cur] = period_ms;
+}
+
+/* Close the seconds that ended by @now. */
+static void timeseries_tick(struct sim *s, uint64_t now)
+{
+	struct timeseries *ts = s->ts;
+	while (ts->cur < ts->n && now >= (uint64_t)(ts->cur + 1) * NSEC_PER_SEC) {
+		uint64_t irqs = 0;
+		for (int c = 0; c < s->m.nr_cpus; c++)
+			irqs += s->cpus[c].irq_tlb_count;
+		uint64_t migrated = vm_event_sum(s, NUMA_PAGE_MIGRATE);
+		uint64_t ptes = vm_event_sum(s, NUMA_PTE_UPDATES);
+		ts->tlb_irqs[ts->cur] = (double)(irqs - ts->last_irqs);
+		ts->migrations[ts->cur] = (double)(migrated - ts->last_migrated);
+		ts->pte_updates[ts->cur] = (double)(ptes - ts->last_ptes);
+		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		if (ts->cur + 1 < ts->n)
+			ts->scan_period_ms[ts->cur + 1] = ts->scan_period_ms[ts->cur];
+		ts->last_irqs = irqs;
+		ts->last_migrated = migrated;
+		ts->last_ptes = ptes;
+		ts->pass_sum = 0;
+		ts->pass_n = 0;
+		ts->cur++;
+	}
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 static int setup_tasks(struct sim *s)
@@ -181,6 +244,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 			for (uint32_t k = 0; k < vma->nr_tables; k++)
 				s->table_vma[vma->first_table_id + k] = vma;
 		}
+	if (timeseries_init(s))
+		goto oom;
 	s->nr_timers = s->nr_tables + 3u * (uint32_t)s->nr_tasks + 2;
 	s->timer_account = s->nr_timers - 2;
 	s->timer_end = s->nr_timers - 1;
@@ -208,6 +273,10 @@ void sim_free(struct sim *s)
 	free(s->node_free_pages);
 	free(s->table_vma);
 	timerq_free(&s->q);
+	timeseries_free(s->ts);
+	trace_free(s->trace);
+	s->ts = NULL;
+	s->trace = NULL;
 }
 
 /* ---- activities ---------------------------------------------------------- */
@@ -296,11 +365,16 @@ static void run_activity(struct sim *s, struct task_struct *p, uint64_t now)
 		if (!p->mctx && !(p->mctx = calloc(1, sizeof(*p->mctx))))
 			abort();
 		record_migration(s, p);
+		p->fault.unmap_time = now;
+		p->fault.saw_pending = p->mm->tlb_flush_pending > 0;
 		migrate_misplaced_folio_begin(s, p->mctx, p->fault.folio, p->fault.target_nid);
 		act_at(s, p, ACT_MIGRATE_MOVE);
 		break;
 	case ACT_MIGRATE_MOVE:
 		do_numa_page_migrated(s, migrate_misplaced_folio_end(s, p->mctx) == 0);
+		trace(s, TR_MIGRATION, p->cpu, p->pid, p->fault.unmap_time, sim_now(s) - p->fault.unmap_time,
+		      (int64_t)p->fault.addr, p->fault.folio_nid_at_fault, p->fault.target_nid,
+		      p->fault.saw_pending);
 		act_at(s, p, ACT_RETURN);
 		break;
 	case ACT_RETURN:
@@ -371,6 +445,7 @@ int sim_run(struct sim *s)
 			break;
 		if (id == s->timer_account) {
 			workload_account(s, now);
+			timeseries_tick(s, now);
 			timerq_set(&s->q, id, now + ACCOUNT_NS);
 			if (s->progress)
 				progress(s, now, started, &last);
@@ -386,6 +461,7 @@ int sim_run(struct sim *s)
 		}
 	}
 	workload_account(s, s->duration_ns);
+	timeseries_tick(s, s->duration_ns);
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.total_ops += s->tasks[i].ops;
 	if (s->progress && wall_seconds() - started > 1.0)

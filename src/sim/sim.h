@@ -17,6 +17,7 @@
 #include "machine/machine.h"
 #include "sim/rng.h"
 #include "sim/timerq.h"
+#include "trace/trace.h"
 #include "workload/workload.h"
 
 #define NSEC_PER_MSEC 1000000ull
@@ -115,7 +116,42 @@ struct sim {
 	uint64_t ops_last;                /* for the throughput time series */
 	bool progress;
 	FILE *progress_out;
+	struct trace_buf *trace;          /* NULL: not tracing */
+	int flush_origin;                 /* enum flush_origin of the flush being made */
+	struct timeseries *ts;            /* per-second series, always kept */
 };
+
+/* Per simulated second: what the plots draw. */
+struct timeseries {
+	int n;                            /* seconds */
+	double *tlb_irqs;                 /* TLB interrupts in that second */
+	double *migrations;               /* numa_pages_migrated in that second */
+	double *pass_ms;                  /* mean duration of the passes ending in it */
+	double *scan_period_ms;           /* numa_scan_period of the last scanning task */
+	double *pte_updates;
+	uint64_t last_irqs, last_migrated, last_ptes;
+	double pass_sum;                  /* current second */
+	int pass_n;
+	int cur;
+};
+
+/* A scan pass of @ns ended; the scanning task's period is @period_ms. */
+void sim_pass_done(struct sim *s, double ns, unsigned period_ms);
+
+static inline bool trace_on(const struct sim *s, enum trace_type t)
+{
+	return s->trace && (s->trace->mask & (1u << t));
+}
+static inline void trace(struct sim *s, enum trace_type type, int cpu, int pid, uint64_t ts,
+			 uint64_t dur, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+	if (trace_on(s, type))
+		trace_emit(s->trace, type, cpu, pid, ts, dur, a, b, c, d);
+}
+static inline int current_pid(const struct sim *s)
+{
+	return s->current ? s->current->pid : 0;
+}
 
 static inline uint64_t sim_now(const struct sim *s)
 {

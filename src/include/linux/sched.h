@@ -51,6 +51,8 @@ struct numa_scan_walk {
 	bool retry_pid_inactive;
 	uint64_t work_started;    /* ns, for node_stamp += 32 * diff */
 	uint64_t pass_start;      /* address the pass started at */
+	long pass_updates;        /* PTEs changed in this pass */
+	uint64_t pass_flushes0;   /* scanner_flushes when it started */
 };
 
 /* A hint fault's migration in flight (do_numa_page -> migrate_misplaced). */
@@ -67,6 +69,7 @@ struct numa_fault_ctx {
 	bool overlapped_pass;
 	bool in_scanned_chunk;
 	uint64_t fault_time;
+	uint64_t unmap_time;
 };
 
 struct task_struct {

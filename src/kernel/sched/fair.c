@@ -207,6 +207,25 @@ void vma_set_access_pid_bit(struct sim *s, struct vm_area_struct *vma)
 	vma->numab.pids_active[1] |= 1ull << hash_32((uint32_t)s->current->pid, 6);
 }
 
+/* enum numa_vmaskip_reason, as sched_skip_vma_numa prints it */
+enum numa_vmaskip_reason {
+	NUMAB_SKIP_UNSUITABLE,
+	NUMAB_SKIP_SHARED_RO,
+	NUMAB_SKIP_INACCESSIBLE,
+	NUMAB_SKIP_SCAN_DELAY,
+	NUMAB_SKIP_PID_INACTIVE,
+	NUMAB_SKIP_IGNORE_PID,
+	NUMAB_SKIP_SEQ_COMPLETED,
+};
+
+static bool skip_vma(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
+		     enum numa_vmaskip_reason why)
+{
+	trace(s, TR_SKIP_VMA, s->cpu, p->pid, sim_now(s), 0, (int64_t)p->mm->numa_scan_offset,
+	      (int64_t)vma->vm_start, (int64_t)vma->vm_end, why);
+	return false;
+}
+
 static bool vma_is_accessed(struct sim *s, struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	struct vma_numab_state *ns = &vma->numab;
@@ -215,8 +234,10 @@ static bool vma_is_accessed(struct sim *s, struct mm_struct *mm, struct vm_area_
 	uint64_t pids = ns->pids_active[0] | ns->pids_active[1];
 	if (pids & (1ull << hash_32((uint32_t)s->current->pid, 6)))
 		return true;
-	if (mm->numa_scan_offset > vma->vm_start)
+	if (mm->numa_scan_offset > vma->vm_start) {
+		skip_vma(s, s->current, vma, NUMAB_SKIP_IGNORE_PID); /* traced, not skipped */
 		return true;
+	}
 	if ((uint64_t)mm->numa_scan_seq > (uint64_t)ns->prev_scan_seq + mm->nr_threads)
 		return true;
 	return false;
@@ -235,11 +256,11 @@ static bool numa_scan_vma_ok(struct sim *s, struct task_struct *p, struct vm_are
 	struct numa_scan_walk *w = &p->walk;
 
 	if ((vma->vm_flags & (VM_HUGETLB | VM_MIXEDMAP | VM_PFNMAP)) || !vma->mof)
-		return false; /* UNSUITABLE */
+		return skip_vma(s, p, vma, NUMAB_SKIP_UNSUITABLE);
 	if (!vma->store->anon && (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ)
-		return false; /* SHARED_RO */
+		return skip_vma(s, p, vma, NUMAB_SKIP_SHARED_RO);
 	if (!(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
-		return false; /* INACCESSIBLE */
+		return skip_vma(s, p, vma, NUMAB_SKIP_INACCESSIBLE);
 	if (!s->k.vma_scan_filter)
 		return true;
 	struct vma_numab_state *ns = &vma->numab;
@@ -252,7 +273,7 @@ static bool numa_scan_vma_ok(struct sim *s, struct task_struct *p, struct vm_are
 		ns->prev_scan_seq = mm->numa_scan_seq - 1;
 	}
 	if (mm->numa_scan_seq && now < ns->next_scan)
-		return false; /* SCAN_DELAY */
+		return skip_vma(s, p, vma, NUMAB_SKIP_SCAN_DELAY);
 	if (mm->numa_scan_seq && now > ns->pids_active_reset) {
 		ns->pids_active_reset += msecs_to_jiffies(s, 4ull * s->t.scan_delay_ms);
 		ns->pids_active[0] = ns->pids_active[1];
@@ -260,11 +281,11 @@ static bool numa_scan_vma_ok(struct sim *s, struct task_struct *p, struct vm_are
 	}
 	if (ns->prev_scan_seq == mm->numa_scan_seq) {
 		mm->numa_scan_offset = vma->vm_end;
-		return false; /* SEQ_COMPLETED */
+		return skip_vma(s, p, vma, NUMAB_SKIP_SEQ_COMPLETED);
 	}
 	if (!w->forced && !vma_is_accessed(s, mm, vma)) {
 		w->retry_pid_inactive = true;
-		return false; /* PID_INACTIVE */
+		return skip_vma(s, p, vma, NUMAB_SKIP_PID_INACTIVE);
 	}
 	return true;
 }
@@ -309,6 +330,9 @@ static void numa_scan_end(struct sim *s, struct task_struct *p, bool reached_end
 	mm->scan_pass_running = false;
 	s->st.pass_ns += (double)(now - mm->scan_pass_start);
 	s->st.passes++;
+	trace(s, TR_SCAN_PASS, s->cpu, p->pid, mm->scan_pass_start, now - mm->scan_pass_start,
+	      p->walk.pass_updates, (int64_t)(s->st.scanner_flushes - p->walk.pass_flushes0), 0, 0);
+	sim_pass_done(s, (double)(now - mm->scan_pass_start), p->numa_scan_period);
 }
 
 /* task_numa_work, the pass's start: time gate, claim the period, budget,
@@ -332,6 +356,7 @@ bool task_numa_work(struct sim *s, struct task_struct *p)
 	struct numa_scan_walk *w = &p->walk;
 	*w = (struct numa_scan_walk){ 0 };
 	w->pages = (long)s->t.scan_size_mb << (20 - PAGE_SHIFT);
+	w->pass_flushes0 = s->st.scanner_flushes;
 	w->virtpages = w->pages * 8;
 	w->work_started = sim_now(s);
 	w->addr = mm->numa_scan_offset;
@@ -384,6 +409,7 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 		count_vm_events(s, NUMA_HUGE_PTE_UPDATES, (unsigned long)w->huge_updated);
 	if (w->chunk_updated > 0)
 		count_vm_events(s, NUMA_PTE_UPDATES, (unsigned long)w->chunk_updated);
+	w->pass_updates += w->chunk_updated;
 	bool full = mm_tlb_flush_nested(tlb->mm) ||
 		    (tlb->cleared_ptes &&
 		     ((tlb->end - tlb->start) >> PAGE_SHIFT) > (uint64_t)s->m.tlb_single_page_flush_ceiling);
@@ -394,6 +420,8 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	p->mm->scan_vma = NULL;
 	s->st.numa_gathers++;
 	s->st.numa_gather_ns += (double)(sim_now(s) - tlb->opened_at);
+	trace(s, TR_GATHER, s->cpu, p->pid, tlb->opened_at, sim_now(s) - tlb->opened_at,
+	      (int64_t)w->start, (int64_t)w->end, 0, 0);
 
 	long len = (long)((w->end - w->start) >> PAGE_SHIFT);
 	if (w->chunk_updated)

@@ -65,8 +65,10 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 		c->irq_tlb_count++;
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
+	long pages = 0;
 	if (f->mm && f->mm != loaded) {
 		cpumask_clear_cpu(cpu, &f->mm->cpumask);
+		trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
 		goto out;
 	}
 	if (!loaded || loaded->global_asid)
@@ -85,15 +87,21 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	    f->new_tlb_gen == mm_gen) {
 		unsigned long nr = (f->end - f->start) >> f->stride_shift;
 		cost = (double)nr * s->m.cost.invlpg_ns;
+		pages = (long)nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += nr;
 	} else {
 		cost = s->m.cost.cr3_flush_ns;
+		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
 		tlb_refill_at(s, c, now);
 	}
 	c->loaded_gen = mm_gen;
+	if (trace_on(s, TR_TLB_FLUSH))
+		trace_emit(s->trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
+			   local ? (f->mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
+				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
 out:
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
@@ -136,6 +144,12 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
+	if (s->trace) {
+		long pages = f->end == TLB_FLUSH_ALL ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT);
+		trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
+		trace(s, TR_FLUSH_ROUND, self, current_pid(s), now, sim_now(s) - now, nr_ipis, pages,
+		      s->flush_origin, 0);
+	}
 	if (cpumask_test_cpu(self, mask))
 		flush_tlb_func(s, self, f, 0, sim_now(s));
 }
