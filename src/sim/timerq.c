@@ -4,9 +4,10 @@
 
 int timerq_init(struct timerq *q, uint32_t nr_ids)
 {
-	q->heap = malloc(sizeof(uint32_t) * (nr_ids ? nr_ids : 1));
-	q->pos = malloc(sizeof(uint32_t) * (nr_ids ? nr_ids : 1));
-	q->when = malloc(sizeof(uint64_t) * (nr_ids ? nr_ids : 1));
+	uint32_t n = nr_ids ? nr_ids : 1;
+	q->heap = malloc(sizeof(*q->heap) * n);
+	q->pos = malloc(sizeof(uint32_t) * n);
+	q->when = calloc(n, sizeof(uint64_t));
 	if (!q->heap || !q->pos || !q->when) {
 		timerq_free(q);
 		return -1;
@@ -23,69 +24,66 @@ void timerq_free(struct timerq *q)
 	free(q->heap);
 	free(q->pos);
 	free(q->when);
-	q->heap = q->pos = NULL;
+	q->heap = NULL;
+	q->pos = NULL;
 	q->when = NULL;
 }
 
-static inline bool before(const struct timerq *q, uint32_t a, uint32_t b)
+static inline bool before(struct timerq_entry a, struct timerq_entry b)
 {
-	return q->when[a] < q->when[b] || (q->when[a] == q->when[b] && a < b);
+	return a.when < b.when || (a.when == b.when && a.id < b.id);
 }
 
-static inline void place(struct timerq *q, uint32_t i, uint32_t id)
+static inline void place(struct timerq *q, uint32_t i, struct timerq_entry e)
 {
-	q->heap[i] = id;
-	q->pos[id] = i;
+	q->heap[i] = e;
+	q->pos[e.id] = i;
 }
 
-static void sift_up(struct timerq *q, uint32_t i)
+static void sift_up(struct timerq *q, uint32_t i, struct timerq_entry e)
 {
-	uint32_t id = q->heap[i];
 	while (i > 0) {
 		uint32_t parent = (i - 1) / 4;
-		if (!before(q, id, q->heap[parent]))
+		if (!before(e, q->heap[parent]))
 			break;
 		place(q, i, q->heap[parent]);
 		i = parent;
 	}
-	place(q, i, id);
+	place(q, i, e);
 }
 
-static void sift_down(struct timerq *q, uint32_t i)
+static void sift_down(struct timerq *q, uint32_t i, struct timerq_entry e)
 {
-	uint32_t id = q->heap[i];
 	for (;;) {
-		uint32_t first = 4 * i + 1, best = i, best_id = id;
-		for (uint32_t c = first; c < first + 4 && c < q->size; c++) {
-			if (before(q, q->heap[c], best_id)) {
-				best = c;
-				best_id = q->heap[c];
-			}
-		}
-		if (best == i)
+		uint32_t first = 4 * i + 1;
+		if (first >= q->size)
 			break;
-		place(q, i, best_id);
+		uint32_t last = first + 4 < q->size ? first + 4 : q->size;
+		uint32_t best = first;
+		for (uint32_t c = first + 1; c < last; c++)
+			if (before(q->heap[c], q->heap[best]))
+				best = c;
+		if (!before(q->heap[best], e))
+			break;
+		place(q, i, q->heap[best]);
 		i = best;
 	}
-	place(q, i, id);
+	place(q, i, e);
 }
 
 void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 {
+	struct timerq_entry e = { when, id };
 	uint32_t i = q->pos[id];
+	q->when[id] = when;
 	if (i == TIMER_IDLE) {
-		q->when[id] = when;
-		i = q->size++;
-		place(q, i, id);
-		sift_up(q, i);
+		sift_up(q, q->size++, e);
 		return;
 	}
-	uint64_t old = q->when[id];
-	q->when[id] = when;
-	if (when < old)
-		sift_up(q, i);
+	if (before(e, q->heap[i]))
+		sift_up(q, i, e);
 	else
-		sift_down(q, i);
+		sift_down(q, i, e);
 }
 
 void timerq_cancel(struct timerq *q, uint32_t id)
@@ -94,18 +92,19 @@ void timerq_cancel(struct timerq *q, uint32_t id)
 	if (i == TIMER_IDLE)
 		return;
 	q->pos[id] = TIMER_IDLE;
-	uint32_t last = q->heap[--q->size];
+	struct timerq_entry last = q->heap[--q->size];
 	if (i == q->size)
 		return;
-	place(q, i, last);
-	sift_down(q, i);
-	sift_up(q, q->pos[last]);
+	if (i > 0 && before(last, q->heap[(i - 1) / 4]))
+		sift_up(q, i, last);
+	else
+		sift_down(q, i, last);
 }
 
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 {
-	uint32_t id = q->heap[0];
-	*when = q->when[id];
-	timerq_cancel(q, id);
-	return id;
+	struct timerq_entry top = q->heap[0];
+	*when = top.when;
+	timerq_cancel(q, top.id);
+	return top.id;
 }

@@ -1,10 +1,12 @@
 /* Timer queue: an indexed 4-ary min-heap of timers keyed by (time, id).
  *
- * Every event source in the model (a PTE table's next hint fault, a thread's
- * next scheduler-tick check, a thread's in-flight kernel work) owns one timer
- * id with at most one pending expiry, so re-arming is an O(log n) update in
- * place and the heap never holds stale entries.  Ties are broken by id, which
- * makes the order of simultaneous events deterministic. */
+ * Every event source in the model (a shared PTE table's next hint fault, a
+ * slice's next touch, a thread's next scheduler-tick check, a thread's
+ * in-flight kernel work) owns one timer id with at most one pending expiry,
+ * so re-arming is an O(log n) update in place and the heap never holds
+ * stale entries.  Ties are broken by id, which makes the order of
+ * simultaneous events deterministic.  The heap stores the keys inline, so
+ * sifting compares without chasing ids. */
 #ifndef NUMASIM_TIMERQ_H
 #define NUMASIM_TIMERQ_H
 
@@ -13,10 +15,15 @@
 
 #define TIMER_IDLE UINT32_MAX
 
+struct timerq_entry {
+	uint64_t when;
+	uint32_t id;
+};
+
 struct timerq {
-	uint32_t *heap;   /* heap of timer ids */
+	struct timerq_entry *heap;
 	uint32_t *pos;    /* pos[id] = index in heap, or TIMER_IDLE */
-	uint64_t *when;   /* when[id] */
+	uint64_t *when;   /* when[id]: the expiry, also for the last popped */
 	uint32_t size, cap;
 };
 
