@@ -29,8 +29,6 @@ const char *const cost_cause_names[NR_COST_CAUSES] = {
 #define ACCOUNT_NS (10 * NSEC_PER_MSEC)
 
 
-static inline uint32_t tick_timer_id(const struct sim *s, int i) { return s->nr_tables + 3u * (uint32_t)i; }
-static inline uint32_t act_timer_id(const struct sim *s, int i) { return s->nr_tables + 3u * (uint32_t)i + 1; }
 
 /* ---- helpers shared with the kernel paths ------------------------------- */
 
@@ -75,8 +73,7 @@ void set_pte_at(struct mm_struct *mm, uint64_t addr, pte_t *ptep, pte_t val)
 		map[bit / 64] &= ~(1ull << (bit % 64));
 		(*count)--;
 	}
-	if (t->owner >= 0)
-		workload_owner_count(mm->sim, t, hot, is ? 1 : -1);
+	workload_count_protnone(mm->sim, vma, t, hot, is ? 1 : -1);
 }
 
 void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
@@ -246,7 +243,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		}
 	if (timeseries_init(s))
 		goto oom;
-	s->nr_timers = s->nr_tables + 3u * (uint32_t)s->nr_tasks + 2;
+	s->nr_timers = 3u * (uint32_t)s->nr_tasks + (uint32_t)s->nr_mms + 2;
 	s->timer_account = s->nr_timers - 2;
 	s->timer_end = s->nr_timers - 1;
 	if (timerq_init(&s->q, s->nr_timers) || workload_start(s))
@@ -449,14 +446,14 @@ int sim_run(struct sim *s)
 			timerq_set(&s->q, id, now + ACCOUNT_NS);
 			if (s->progress)
 				progress(s, now, started, &last);
-		} else if (id < s->nr_tables) {
-			workload_table_fault(s, id, now);
+		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
+			workload_group_touch(s, s->nr_tasks + (int)(id - 3u * (uint32_t)s->nr_tasks), now);
 		} else {
-			struct task_struct *p = &s->tasks[(id - s->nr_tables) / 3];
-			switch ((id - s->nr_tables) % 3) {
+			struct task_struct *p = &s->tasks[id / 3];
+			switch (id % 3) {
 			case 0: run_tick(s, p, now); break;
 			case 1: run_activity(s, p, now); break;
-			default: workload_owner_touch(s, p, now); break;
+			default: workload_group_touch(s, p->idx, now); break;
 			}
 		}
 	}

@@ -228,8 +228,6 @@ static inline void sim_enter(struct sim *s, struct task_struct *p, uint64_t t0)
 	s->elapsed = 0;
 }
 
-/* Timer ids */
-static inline uint32_t table_timer(uint32_t table_id) { return table_id; }
 
 int sim_init(struct sim *s, char *err, size_t errlen);
 void sim_free(struct sim *s);
@@ -256,13 +254,17 @@ uint64_t task_busy_end(const struct sim *s, const struct task_struct *p, uint64_
 /* A thread touches a PROT_NONE page: run the hint fault on its CPU. */
 void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 			  uint64_t addr, uint64_t now);
-/* The touch timer of a thread's private slice fired. */
-void workload_owner_touch(struct sim *s, struct task_struct *p, uint64_t now);
-/* A PTE of private table @t became (+1) or stopped being (-1) PROT_NONE. */
-void workload_owner_count(struct sim *s, struct pte_table *t, bool hot, int delta);
-static inline uint32_t touch_timer_id(const struct sim *s, int i)
+/* A PTE of table @t became (+1) or stopped being (-1) PROT_NONE. */
+void workload_count_protnone(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+			     bool hot, int delta);
+/* Timer ids: per task (tick, activity, slice touches), then per process
+ * (shared-region touches), then the accounting and end timers. */
+static inline uint32_t tick_timer_id(const struct sim *s, int i) { (void)s; return 3u * (uint32_t)i; }
+static inline uint32_t act_timer_id(const struct sim *s, int i) { (void)s; return 3u * (uint32_t)i + 1; }
+static inline uint32_t touch_timer_id(const struct sim *s, int g)
 {
-	return s->nr_tables + 3u * (uint32_t)i + 2;
+	return g < s->nr_tasks ? 3u * (uint32_t)g + 2
+			       : 3u * (uint32_t)s->nr_tasks + (uint32_t)(g - s->nr_tasks);
 }
 /* Re-draw the next hint fault of a table after its PROT_NONE set changed. */
 void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t);

@@ -325,9 +325,10 @@ void workload_free(struct sim *s)
 	free(s->w.page_rate);
 	free(s->w.lat_cache);
 	free(s->w.lat_stale);
-	free(s->w.owner_first);
-	free(s->w.owner_count);
-	free(s->w.owner_tables);
+	free(s->w.grp_first);
+	free(s->w.grp_count);
+	free(s->w.grp_tables);
+	free(s->w.touch_ctr);
 	free(s->w.fen_hot);
 	free(s->w.fen_cold);
 	free(s->w.pn_hot);
@@ -395,7 +396,7 @@ double workload_task_rate(struct sim *s, const struct task_struct *p)
 }
 
 static void refresh_page_rates(struct sim *s);
-static int build_owner_index(struct sim *s);
+static int build_groups(struct sim *s);
 
 static void refresh_rates(struct sim *s)
 {
@@ -430,7 +431,7 @@ int workload_start(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
 	refresh_rates(s);
-	return build_owner_index(s);
+	return build_groups(s);
 }
 
 void workload_account(struct sim *s, uint64_t now)
@@ -499,90 +500,81 @@ static void refresh_page_rates(struct sim *s)
 			   &s->w.page_rate[2 * (s->nr_tasks + m) + 1]);
 }
 
-/* Touch rate of one hot and one cold page of table @t (touches/ns). */
-static inline void table_page_rates(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
-				    double *hot, double *cold)
+/* ---- touch groups: the hint-fault process ------------------------------ */
+/*
+ * A touch group is a set of pages with one set of touchers: a thread's
+ * private slice (group = the thread's index; its only toucher is the
+ * owner) or a process's shared region (group = nr_tasks + mm id; touched
+ * by all its threads).  The group's PROT_NONE pages fault as one Poisson
+ * process of the summed rate; Fenwick trees over the group's tables count
+ * its PROT_NONE pages (hot and cold) so a touch finds its table in
+ * O(log tables) and its page with a bitmap select.
+ */
+
+static inline int table_group(const struct sim *s, const struct vm_area_struct *vma,
+			      const struct pte_table *t)
 {
-	int cls = t->owner >= 0 ? t->owner : s->nr_tasks + vma->vm_mm->id;
-	*hot = s->w.page_rate[2 * cls];
-	*cold = s->w.page_rate[2 * cls + 1];
+	return t->owner >= 0 ? t->owner : s->nr_tasks + vma->vm_mm->id;
 }
 
-static struct rng table_rng(struct sim *s, uint32_t table_id, struct pte_table *t)
-{
-	struct rng r = rng_stream(s->seed, RNG_TABLE, table_id);
-	r.ctr = t->rng_ctr;
-	return r;
-}
-
-static int nth_set_bit(const uint64_t *w, unsigned n);
-
-static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
-			     uint64_t base);
-
-/* ---- the private slices' touch processes ------------------------------- */
-
-static int build_owner_index(struct sim *s)
+static int build_groups(struct sim *s)
 {
 	struct workload *w = &s->w;
-	int n = s->nr_tasks;
-	uint32_t total = 0;
+	int n = s->nr_tasks + s->nr_mms;
+	uint32_t total = s->nr_tables;
 
-	w->owner_first = calloc((size_t)n, sizeof(uint32_t));
-	w->owner_count = calloc((size_t)n, sizeof(uint32_t));
+	w->nr_groups = n;
+	w->grp_first = calloc((size_t)n, sizeof(uint32_t));
+	w->grp_count = calloc((size_t)n, sizeof(uint32_t));
 	w->pn_hot = calloc((size_t)n, sizeof(uint64_t));
 	w->pn_cold = calloc((size_t)n, sizeof(uint64_t));
-	if (!w->owner_first || !w->owner_count || !w->pn_hot || !w->pn_cold)
-		return -1;
-	for (uint32_t id = 0; id < s->nr_tables; id++) {
-		struct vm_area_struct *vma = s->table_vma[id];
-		int o = vma->tables[id - vma->first_table_id].owner;
-		if (o >= 0) {
-			w->owner_count[o]++;
-			total++;
-		}
-	}
-	for (int o = 1; o < n; o++)
-		w->owner_first[o] = w->owner_first[o - 1] + w->owner_count[o - 1];
-	w->owner_tables = malloc(sizeof(uint32_t) * (total ? total : 1));
+	w->touch_ctr = calloc((size_t)n, sizeof(uint64_t));
+	w->grp_tables = malloc(sizeof(uint32_t) * (total ? total : 1));
 	w->fen_hot = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
 	w->fen_cold = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
-	if (!w->owner_tables || !w->fen_hot || !w->fen_cold)
-		return -1;
 	uint32_t *fill = calloc((size_t)n, sizeof(uint32_t));
-	if (!fill)
+	if (!w->grp_first || !w->grp_count || !w->pn_hot || !w->pn_cold || !w->touch_ctr ||
+	    !w->grp_tables || !w->fen_hot || !w->fen_cold || !fill) {
+		free(fill);
 		return -1;
+	}
+	for (uint32_t id = 0; id < s->nr_tables; id++) {
+		struct vm_area_struct *vma = s->table_vma[id];
+		w->grp_count[table_group(s, vma, &vma->tables[id - vma->first_table_id])]++;
+	}
+	for (int g = 1; g < n; g++)
+		w->grp_first[g] = w->grp_first[g - 1] + w->grp_count[g - 1];
 	for (uint32_t id = 0; id < s->nr_tables; id++) {
 		struct vm_area_struct *vma = s->table_vma[id];
 		struct pte_table *t = &vma->tables[id - vma->first_table_id];
-		if (t->owner >= 0) {
-			t->rank = ++fill[t->owner];
-			w->owner_tables[w->owner_first[t->owner] + t->rank - 1] = id;
-		}
+		int g = table_group(s, vma, t);
+		t->rank = ++fill[g];
+		w->grp_tables[w->grp_first[g] + t->rank - 1] = id;
 	}
 	free(fill);
 	return 0;
 }
 
-static inline uint32_t *owner_tree(struct workload *w, int o, bool hot)
+static inline uint32_t *group_tree(struct workload *w, int g, bool hot)
 {
-	return (hot ? w->fen_hot : w->fen_cold) + w->owner_first[o] + (uint32_t)o;
+	return (hot ? w->fen_hot : w->fen_cold) + w->grp_first[g] + (uint32_t)g;
 }
 
-void workload_owner_count(struct sim *s, struct pte_table *t, bool hot, int delta)
+void workload_count_protnone(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+			     bool hot, int delta)
 {
 	struct workload *w = &s->w;
-	int o = t->owner;
-	uint32_t *tree = owner_tree(w, o, hot), n = w->owner_count[o];
+	int g = table_group(s, vma, t);
+	uint32_t *tree = group_tree(w, g, hot), n = w->grp_count[g];
 	for (uint32_t i = t->rank; i <= n; i += i & (~i + 1))
 		tree[i] += (uint32_t)delta;
 	if (hot)
-		w->pn_hot[o] += (uint64_t)(int64_t)delta;
+		w->pn_hot[g] += (uint64_t)(int64_t)delta;
 	else
-		w->pn_cold[o] += (uint64_t)(int64_t)delta;
+		w->pn_cold[g] += (uint64_t)(int64_t)delta;
 }
 
-/* The owner's table holding its @k-th (0-based) counted page; the rank of
+/* The group's table holding its @k-th (0-based) counted page; the rank of
  * the page within that table goes to *rem. */
 static uint32_t fen_find(const uint32_t *tree, uint32_t n, uint64_t k, uint32_t *rem)
 {
@@ -598,101 +590,46 @@ static uint32_t fen_find(const uint32_t *tree, uint32_t n, uint64_t k, uint32_t 
 	return pos + 1;
 }
 
-/* Draw the slice's next touch of a PROT_NONE page, from @base on. */
-static void owner_rearm(struct sim *s, int o, uint64_t base)
+static inline struct rng group_rng(struct sim *s, int g)
+{
+	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)g);
+	r.ctr = s->w.touch_ctr[g];
+	return r;
+}
+
+/* Draw the group's next touch of a PROT_NONE page, from @base on. */
+static void group_rearm(struct sim *s, int g, uint64_t base)
 {
 	struct workload *w = &s->w;
-	struct task_struct *p = &s->tasks[o];
-	double total = w->page_rate[2 * o] * (double)w->pn_hot[o] +
-		       w->page_rate[2 * o + 1] * (double)w->pn_cold[o];
+	double total = w->page_rate[2 * g] * (double)w->pn_hot[g] +
+		       w->page_rate[2 * g + 1] * (double)w->pn_cold[g];
 	if (total <= 0) {
-		timerq_cancel(&s->q, touch_timer_id(s, o));
+		timerq_cancel(&s->q, touch_timer_id(s, g));
 		return;
 	}
-	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)o);
-	r.ctr = p->touch_rng_ctr;
+	struct rng r = group_rng(s, g);
 	double dt = rng_exp(&r, 1.0 / total);
-	p->touch_rng_ctr = (uint32_t)r.ctr;
+	w->touch_ctr[g] = r.ctr;
 	uint64_t when = base + (uint64_t)dt + 1;
 	if (when > s->duration_ns + 1)
 		when = s->duration_ns + 1;
-	timerq_set(&s->q, touch_timer_id(s, o), when);
+	timerq_set(&s->q, touch_timer_id(s, g), when);
 }
 
-static uint64_t owner_base(struct sim *s, int o)
+/* From when a group's touches are drawn after a change: the event's time
+ * (s->t0), not the end of the step that made the change -- the group's
+ * other PROT_NONE pages stay touchable meanwhile, and a touch of a page in
+ * a table whose PTL the step still holds waits for it in do_numa_page.  A
+ * slice's owner touches nothing while it is in the kernel. */
+static uint64_t group_base(struct sim *s, int g)
 {
-	uint64_t now = sim_now(s), busy = task_busy_end(s, &s->tasks[o], now);
+	uint64_t now = s->t0;
+	if (g >= s->nr_tasks)
+		return now;
+	uint64_t busy = task_busy_end(s, &s->tasks[g], now);
 	return busy > now ? busy : now;
 }
 
-void workload_owner_touch(struct sim *s, struct task_struct *p, uint64_t now)
-{
-	struct workload *w = &s->w;
-	int o = p->idx;
-	uint64_t busy = task_busy_end(s, p, now);
-
-	sim_enter(s, NULL, now);
-	if (busy) {
-		/* in the kernel: its touches resume when it leaves, and by
-		 * memorylessness the next one is a fresh draw from then */
-		owner_rearm(s, o, busy);
-		return;
-	}
-	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)o);
-	r.ctr = p->touch_rng_ctr;
-	bool stolen = rng_unit(&r) >= w->user_frac[o];
-	double wh = w->page_rate[2 * o] * (double)w->pn_hot[o];
-	double wc = w->page_rate[2 * o + 1] * (double)w->pn_cold[o];
-	bool hot = rng_unit(&r) * (wh + wc) < wh;
-	uint64_t count = hot ? w->pn_hot[o] : w->pn_cold[o];
-	uint64_t k = count ? rng_below(&r, count) : 0;
-	p->touch_rng_ctr = (uint32_t)r.ctr;
-	if (stolen || !count) {
-		s->st.hint_faults_lost += count > 0;
-		owner_rearm(s, o, now);
-		return;
-	}
-	uint32_t rem, rank = fen_find(owner_tree(w, o, hot), w->owner_count[o], k, &rem);
-	uint32_t id = w->owner_tables[w->owner_first[o] + rank - 1];
-	struct vm_area_struct *vma = s->table_vma[id];
-	uint32_t ti = id - vma->first_table_id;
-	struct pte_table *t = &vma->tables[ti];
-	int bit = nth_set_bit(hot ? t->protnone_hot : t->protnone_cold, rem);
-	uint64_t addr = vma->vm_start + ((uint64_t)ti * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
-	sim_start_hint_fault(s, p, vma, addr, now);
-	if (!timerq_armed(&s->q, touch_timer_id(s, o)))
-		owner_rearm(s, o, owner_base(s, o));
-}
-
-void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
-{
-	if (t->owner >= 0)
-		owner_rearm(s, t->owner, owner_base(s, t->owner));
-	else
-		rearm_table_from(s, vma, t, sim_now(s));
-}
-
-static void rearm_table_from(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
-			     uint64_t base)
-{
-	uint32_t id = vma->first_table_id + (uint32_t)(t - vma->tables);
-	double lh, lc;
-	table_page_rates(s, vma, t, &lh, &lc);
-	double total = lh * t->nr_protnone_hot + lc * t->nr_protnone_cold;
-	if (total <= 0) {
-		timerq_cancel(&s->q, table_timer(id));
-		return;
-	}
-	struct rng r = table_rng(s, id, t);
-	double dt = rng_exp(&r, 1.0 / total);
-	t->rng_ctr = (uint32_t)r.ctr;
-	uint64_t when = base + (uint64_t)dt + 1;
-	if (when > s->duration_ns + 1)
-		when = s->duration_ns + 1; /* parked past the end */
-	timerq_set(&s->q, table_timer(id), when);
-}
-
-/* popcount without the libgcc call a baseline x86-64 build makes */
 static inline unsigned popcount64(uint64_t x)
 {
 	x -= (x >> 1) & 0x5555555555555555ull;
@@ -732,38 +669,55 @@ static int nth_set_bit(const uint64_t *w, unsigned n)
 	return -1;
 }
 
-void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now)
+void workload_group_touch(struct sim *s, int g, uint64_t now)
 {
-	struct vm_area_struct *vma = s->table_vma[table_id];
-	struct pte_table *t = &vma->tables[table_id - vma->first_table_id];
-	double lh, lc;
+	struct workload *w = &s->w;
+	bool private = g < s->nr_tasks;
 
 	sim_enter(s, NULL, now);
-	table_page_rates(s, vma, t, &lh, &lc);
-	double wh = lh * t->nr_protnone_hot, wc = lc * t->nr_protnone_cold;
-	struct rng r = table_rng(s, table_id, t);
+	if (private) {
+		uint64_t busy = task_busy_end(s, &s->tasks[g], now);
+		if (busy) {
+			/* in the kernel: its touches resume when it leaves, and
+			 * by memorylessness the next one is a fresh draw from then */
+			group_rearm(s, g, busy);
+			return;
+		}
+	}
+	struct rng r = group_rng(s, g);
+	double wh = w->page_rate[2 * g] * (double)w->pn_hot[g];
+	double wc = w->page_rate[2 * g + 1] * (double)w->pn_cold[g];
 	bool hot = rng_unit(&r) * (wh + wc) < wh;
-	unsigned count = hot ? t->nr_protnone_hot : t->nr_protnone_cold;
-	int bit = count ? nth_set_bit(hot ? t->protnone_hot : t->protnone_cold,
-				      (unsigned)rng_below(&r, count)) : -1;
-	int who = t->owner >= 0 ? t->owner
-				: vma->vm_mm->id * s->w.p.threads + (int)rng_below(&r, (uint64_t)s->w.p.threads);
+	uint64_t count = hot ? w->pn_hot[g] : w->pn_cold[g];
+	uint64_t k = count ? rng_below(&r, count) : 0;
+	int who = private ? g
+			  : (g - s->nr_tasks) * w->p.threads + (int)rng_below(&r, (uint64_t)w->p.threads);
+	/* Thinning: the draw used the threads' full rate; a thread touches
+	 * memory only for the share of time interrupt handlers leave it, and
+	 * not at all while it is inside a kernel path. */
+	bool stolen = rng_unit(&r) >= w->user_frac[who];
+	w->touch_ctr[g] = r.ctr;
 	struct task_struct *p = &s->tasks[who];
-	/* Thinning: the draw used the thread's full rate; it touches memory
-	 * only for the share of time interrupt handlers leave it, and not
-	 * at all while it is inside a kernel path. */
-	bool stolen = rng_unit(&r) >= s->w.user_frac[who];
-	t->rng_ctr = (uint32_t)r.ctr;
-	uint64_t busy = task_busy_end(s, p, now);
-	if (bit < 0 || stolen || busy) {
-		s->st.hint_faults_lost += bit >= 0;
-		workload_rearm_table(s, vma, t);
+	if (!count || stolen || (!private && task_busy_end(s, p, now))) {
+		s->st.hint_faults_lost += count > 0;
+		group_rearm(s, g, now);
 		return;
 	}
-	uint64_t addr = vma->vm_start + ((uint64_t)(t - vma->tables) * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
+	uint32_t rem, rank = fen_find(group_tree(w, g, hot), w->grp_count[g], k, &rem);
+	uint32_t id = w->grp_tables[w->grp_first[g] + rank - 1];
+	struct vm_area_struct *vma = s->table_vma[id];
+	uint32_t ti = id - vma->first_table_id;
+	struct pte_table *t = &vma->tables[ti];
+	int bit = nth_set_bit(hot ? t->protnone_hot : t->protnone_cold, rem);
+	uint64_t addr = vma->vm_start + ((uint64_t)ti * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
 	sim_start_hint_fault(s, p, vma, addr, now);
-	/* the fault may have left the table's PROT_NONE set as it was (a
-	 * migration in flight keeps its PTE PROT_NONE): keep the process going */
-	if (!timerq_armed(&s->q, table_timer(table_id)))
-		workload_rearm_table(s, vma, t);
+	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
+	if (!timerq_armed(&s->q, touch_timer_id(s, g)))
+		group_rearm(s, g, group_base(s, g));
+}
+
+void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
+{
+	int g = table_group(s, vma, t);
+	group_rearm(s, g, group_base(s, g));
 }

@@ -57,14 +57,16 @@ struct workload {
 	double *page_rate;           /* [class][hot, cold]: touches/ns of one page */
 	double *lat_cache;           /* [class][node]: class_latency */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
-	/* The private slices' touch processes: one per owner, over all of its
-	 * PROT_NONE pages, with Fenwick trees of PROT_NONE counts per table
-	 * to pick the table of a touch in O(log tables). */
-	uint32_t *owner_first;       /* [task]: first slot of its tables in owner_tables */
-	uint32_t *owner_count;       /* [task]: number of its tables */
-	uint32_t *owner_tables;      /* table ids grouped by owner, in address order */
-	uint32_t *fen_hot, *fen_cold;/* per owner a 1-based tree at owner_first + task */
-	uint64_t *pn_hot, *pn_cold;  /* [task]: PROT_NONE pages in the slice */
+	/* Touch groups (workload.c): a thread's slice, or a process's shared
+	 * region; one touch process each, with Fenwick trees of PROT_NONE
+	 * counts over the group's tables. */
+	int nr_groups;               /* nr_tasks + nr_mms */
+	uint32_t *grp_first;         /* [group]: first slot of its tables in grp_tables */
+	uint32_t *grp_count;         /* [group]: number of its tables */
+	uint32_t *grp_tables;        /* table ids by group, in address order */
+	uint32_t *fen_hot, *fen_cold;/* per group a 1-based tree at grp_first + group */
+	uint64_t *pn_hot, *pn_cold;  /* [group]: its PROT_NONE pages */
+	uint64_t *touch_ctr;         /* [group]: draws of its random stream */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
@@ -86,8 +88,8 @@ int workload_build(struct sim *s, char *err, size_t errlen);
 void workload_free(struct sim *s);
 /* Initial rates, once tasks and memory exist. */
 int workload_start(struct sim *s);
-/* A table's hint-fault timer expired: pick a page and a thread, fault. */
-void workload_table_fault(struct sim *s, uint32_t table_id, uint64_t now);
+/* Touch group @g's timer expired: pick a page and a thread, fault. */
+void workload_group_touch(struct sim *s, int g, uint64_t now);
 /* Integrate throughput up to @now. */
 void workload_account(struct sim *s, uint64_t now);
 /* A page of class @cls moved from node @from to node @to. */
