@@ -57,7 +57,8 @@ void flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 
 void flush_pmd_tlb_range(struct vm_area_struct *vma, uint64_t start, uint64_t end)
 {
-	if (vma->vm_mm->sim->m.engine == FLUSH_ARM64)
+	enum flush_engine e = vma->vm_mm->sim->m.engine;
+	if (e == FLUSH_ARM64 || e == FLUSH_RISCV) /* both flush a huge page at PMD stride */
 		flush_tlb_mm_range(vma->vm_mm, start, end, PMD_SHIFT, false);
 	else
 		flush_tlb_range(vma, start, end);

@@ -16,5 +16,11 @@ int check_json_path(const char *path, char *err, size_t errlen);
 
 extern const char ab_usage[];
 int cmd_ab(int argc, char **argv);
+extern const char timeline_usage[];
+int cmd_timeline(int argc, char **argv);   /* src/cli/timeline.c */
+extern const char plot_usage[];
+int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
+extern const char compare_usage[];
+int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 
 #endif

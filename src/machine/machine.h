@@ -60,8 +60,8 @@ struct machine {
 	int tlb_entries;             /* second-level TLB entries for 4 KiB pages */
 	int tlb_single_page_flush_ceiling;
 	int hz;                      /* scheduler tick */
-	bool arm64_repeat_tlbi;
-	double cpu_ghz;              /* core clock under load: ns -> cycles in reports */      /* ARM64_WORKAROUND_REPEAT_TLBI: no batched unmap flush */
+	bool arm64_repeat_tlbi;      /* ARM64_WORKAROUND_REPEAT_TLBI: no batched unmap flush */
+	double cpu_ghz;              /* core clock under load: ns -> cycles in reports */
 	struct cost_model cost;
 };
 

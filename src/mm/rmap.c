@@ -123,7 +123,8 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 		      (pteval & PTE_SIM_HOT);
 	set_pte_at(mm, addr, ptep, entry);
 	trace(mm->sim, TR_SET_MIGRATION_PTE, mm->sim->cpu, current_pid(mm->sim), sim_now(mm->sim), 0,
-	      (int64_t)addr, entry, 0, 0);
+	      (int64_t)addr, entry,
+	      (int64_t)folio_order(page_folio(vma->store, vma_store_idx(vma, addr))), 0);
 	vma->store->pg[vma_store_idx(vma, addr)].mapcount--;
 }
 

@@ -101,7 +101,7 @@ static void text_instrumentation(const struct sim *s, FILE *out)
 	const struct sim_stats *st = &s->st;
 	double migrated = (double)vm_event_sum(s, NUMA_PAGE_MIGRATE);
 	fprintf(out, "\ninstrumentation\n");
-	line_count(out, "scanner full flushes (flush_tlb_batched_pending)", st->scanner_flushes);
+	line_count(out, "scanner full flushes (gathers + batched pending)", st->scanner_flushes);
 	line_count(out, "  of them from change_pte_range", st->scanner_flushes_cpr);
 	line_count(out, "task_numa_work passes", st->passes);
 	line_ratio(out, "mean mmu_gather in task_numa_work", st->numa_gather_ns,
@@ -122,7 +122,7 @@ static void text_instrumentation(const struct sim *s, FILE *out)
 	line_count(out, "batched unmap flushes (arch_tlbbatch_flush)", st->batch_flushes);
 	line_count(out, "IPI flush rounds (flush_tlb_multi)", st->flush_rounds);
 	line_count(out, "broadcast flushes (INVLPGB / TLBI)", st->broadcasts);
-	line_count(out, "touches lost to a thread busy in the kernel", st->hint_faults_lost);
+	line_count(out, "touches lost (toucher in the kernel or an IRQ)", st->hint_faults_lost);
 	line_count(out, "simulation events", st->events);
 }
 

@@ -24,7 +24,6 @@ struct rng {
 
 enum rng_purpose {
 	RNG_PLACEMENT = 1,
-	RNG_TABLE,
 	RNG_THREAD,
 	RNG_WORKLOAD,
 };

@@ -194,6 +194,11 @@ static int setup_tasks(struct sim *s)
 		s->mms[i].sim = s;
 		s->mms[i].id = i;
 		s->mms[i].nr_threads = (uint64_t)p->threads;
+		if (!p->main_thread_works) {
+			/* the sleeping main thread still counts as a user and a thread */
+			s->mms[i].mm_users = 1;
+			s->mms[i].nr_threads++;
+		}
 	}
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];

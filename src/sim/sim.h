@@ -266,7 +266,8 @@ static inline uint32_t touch_timer_id(const struct sim *s, int g)
 	return g < s->nr_tasks ? 3u * (uint32_t)g + 2
 			       : 3u * (uint32_t)s->nr_tasks + (uint32_t)(g - s->nr_tasks);
 }
-/* Re-draw the next hint fault of a table after its PROT_NONE set changed. */
+/* Re-draw the next touch of the table's touch group after its PROT_NONE
+ * set changed. */
 void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t);
 
 #endif

@@ -1,7 +1,7 @@
 /* Timer queue: an indexed 4-ary min-heap of timers keyed by (time, id).
  *
- * Every event source in the model (a shared PTE table's next hint fault, a
- * slice's next touch, a thread's next scheduler-tick check, a thread's
+ * Every event source in the model (a touch group's next touch of a
+ * PROT_NONE page, a thread's next scheduler-tick check, a thread's
  * in-flight kernel work) owns one timer id with at most one pending expiry,
  * so re-arming is an O(log n) update in place and the heap never holds
  * stale entries.  Ties are broken by id, which makes the order of

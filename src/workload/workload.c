@@ -1,5 +1,5 @@
 /* The workload model (see workload.h and docs/model.md): memory layout,
- * first touch, the per-table hint-fault process and throughput. */
+ * first touch, the touch groups' hint-fault process and throughput. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

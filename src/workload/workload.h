@@ -6,9 +6,10 @@
  * touches.  A thread performs operations at a rate set by its compute time
  * per operation and the latency of the memory it touches (local or remote),
  * less the time the kernel takes from its CPU; each operation touches one
- * page.  Touches to one page form a Poisson process, so a PTE table's
- * PROT_NONE pages fault as a Poisson process of the summed rate: the model
- * draws the next hint fault per table, not per access.  See docs/model.md. */
+ * page.  Touches to one page form a Poisson process, so the PROT_NONE pages
+ * of a touch group (a thread's slice, a process's shared region) fault as
+ * a Poisson process of the summed rate: the model draws the next hint fault
+ * per group, not per access.  See docs/model.md. */
 #ifndef NUMASIM_WORKLOAD_H
 #define NUMASIM_WORKLOAD_H
 

@@ -31,8 +31,8 @@ static inline void flush_tlb_page(struct vm_area_struct *vma, uint64_t addr)
 {
 	flush_tlb_mm_range(vma->vm_mm, addr, addr + PAGE_SIZE, PAGE_SHIFT, false);
 }
-/* flush_pmd_tlb_range: arm64 invalidates a huge page with one PMD-stride
- * TLBI; x86 uses the generic flush_tlb_range at 4 KiB stride, which the
+/* flush_pmd_tlb_range: arm64 and riscv invalidate a huge page at PMD
+ * stride; x86 uses the generic flush_tlb_range at 4 KiB stride, which the
  * ceiling turns into a full flush. */
 void flush_pmd_tlb_range(struct vm_area_struct *vma, uint64_t start, uint64_t end);
 /* arm64 before 4b634918384c: flush_tlb_batched_pending only waited (DSB). */

@@ -115,8 +115,9 @@ struct folio page_folio(struct folio_store *fs, uint64_t idx);
 /* ---- page tables ------------------------------------------------------- */
 
 /* One PTE table (512 PTEs, 2 MiB of a VMA).  The PROT_NONE bitmaps split by
- * the workload's hot bit are derived state that lets the fault process pick
- * the k-th PROT_NONE page in O(8) words; set_pte_at() keeps them in step. */
+ * the workload's hot bit are derived state that lets a touch group pick
+ * the k-th PROT_NONE page in O(8) words; set_pte_at() keeps them, and the
+ * group's counts, in step. */
 struct pte_table {
 	uint64_t protnone_hot[8];
 	uint64_t protnone_cold[8];
@@ -125,9 +126,7 @@ struct pte_table {
 	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
 	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
-	uint32_t rank;           /* 1-based position among the owner's tables */
-	uint32_t timer;          /* engine timer id of the next hint fault here */
-	uint32_t rng_ctr;        /* draws made from this table's random stream */
+	uint32_t rank;           /* 1-based position among its touch group's tables */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
 };
 

@@ -99,12 +99,8 @@ struct task_struct {
 	struct numa_scan_walk walk;
 	struct numa_fault_ctx fault;
 	struct migrate_ctx *mctx;  /* the fault's migrate_pages() lists */
-	uint32_t act_timer, tick_timer;
-	uint64_t busy_until;
-	uint32_t touch_rng_ctr;   /* draws of the slice's touch process */      /* ns: a fault without a timer ends here (act is ACT_USER) */
+	uint64_t busy_until;      /* ns: a fault without a timer ends here (act is ACT_USER) */
 	double ops;               /* work units completed (throughput) */
-	double private_share;     /* share of touches to the task's own slice */
-	int slice_region;         /* region holding the private slice, or -1 */
 };
 
 /* CPU time of a task: threads run continuously on their own CPU, so CPU time

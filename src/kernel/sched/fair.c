@@ -630,8 +630,9 @@ void task_numa_placement(struct sim *s, struct task_struct *p)
 }
 
 /* numa_migrate_preferred: threads are pinned, so the search for a CPU on
- * the preferred node finds none (sched_stick_numa); only the retry time
- * is kept, as the kernel does. */
+ * the preferred node finds none (sched_stick_numa): the retry time is set
+ * and a grouped task's preferred node becomes its current one, as
+ * task_numa_migrate does when it finds nothing. */
 static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 {
 	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)

@@ -3,7 +3,8 @@
  * VA, and a DSB ISH waits for them to complete.  No IPIs, so no shootdown
  * interrupts and none of the x86 nr_tlb_* counters.
  *
- * Left out: the REPEAT_TLBI erratum, range TLBI (FEAT_TLBIRANGE) encoding
+ * The REPEAT_TLBI erratum is a machine property (machine.arm64_repeat_tlbi:
+ * no batched unmap flush).  Left out: range TLBI (FEAT_TLBIRANGE) encoding
  * and the SMMU/secondary-TLB notifiers. */
 #include "asm/tlbflush.h"
 #include "sim/sim.h"

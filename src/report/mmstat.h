@@ -1,0 +1,70 @@
+/* Statistics for `numasim compare` and `numasim plot`, with the conventions
+ * of mmtests (gormanm/mmtests, VMR/Stat.pm), so that a numasim comparison
+ * reads like the compare-kernels tables kernel developers post:
+ *
+ * - mean, harmonic mean, min, max of n samples;
+ * - the sample standard deviation (divides by n - 1);
+ * - the coefficient of variation, stddev * 100 / mean;
+ * - percentage differences against a baseline where positive always means
+ *   better: pdiff for higher-is-better figures, pndiff for lower-is-better
+ *   figures (and for Stddev and CoeffVar);
+ * - cidiff, the difference of two means in units of the sum of their
+ *   confidence-interval half-widths, qnorm(0.975) * sample stddev (not the
+ *   standard error: mmtests' convention).  |cidiff| > 1 marks a difference
+ *   as significant.
+ *
+ * Empty input gives NaN.  The second half of this header loads the JSON
+ * files that numasim writes (run and ab results), for both commands. */
+#ifndef NUMASIM_MMSTAT_H
+#define NUMASIM_MMSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* qnorm(0.975): the two-sided 95% normal quantile. */
+#define MMSTAT_QNORM_975 1.959963984540054
+
+double mmstat_mean(const double *v, size_t n);
+/* NaN if n == 0 or any sample is <= 0 (the harmonic mean is undefined). */
+double mmstat_hmean(const double *v, size_t n);
+double mmstat_min(const double *v, size_t n);
+double mmstat_max(const double *v, size_t n);
+/* Sample standard deviation; NaN if n < 2. */
+double mmstat_stddev(const double *v, size_t n);
+/* stddev * 100 / mean, in percent; 0 if n < 2 or the mean is 0 (mmtests). */
+double mmstat_coeffvar(const double *v, size_t n);
+/* Half-width of the 95% interval, qnorm(0.975) * stddev; NaN if n < 2. */
+double mmstat_ci_halfwidth(const double *v, size_t n);
+/* (new - base) / (new_ci + base_ci); new - base if the half-widths sum to 0. */
+double mmstat_cidiff(double new_mean, double new_ci, double base_mean, double base_ci);
+/* Higher is better: new / base * 100 - 100 (0 if equal or new is 0, 100 if
+ * base is 0). */
+double mmstat_pdiff(double new_value, double base_value);
+/* Lower is better: 100 - new / base * 100 (0 if equal, 100 if new is 0, -99
+ * if base is 0). */
+double mmstat_pndiff(double new_value, double base_value);
+
+/* ---- numasim result files ---------------------------------------------- */
+
+enum mmstat_result_kind {
+	MMSTAT_RESULT_RUN = 1, /* numasim run --json: one kernel, per-second series */
+	MMSTAT_RESULT_AB,      /* numasim ab --json: per-pair figures per kernel */
+};
+
+/* Read PATH and tell which kind of numasim result it holds.  Returns the
+ * kind and the parsed document in *out (the caller json_decref()s it), or
+ * 0 with a message in err if the file is missing, not JSON, or not a
+ * numasim run/ab result. */
+int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen);
+
+/* The finite numbers of a JSON array, in order (nulls and non-numbers are
+ * skipped, as are zeros if skip_zero).  Returns how many were stored, at
+ * most max. */
+size_t mmstat_json_samples(const json_t *array, double *v, size_t max, bool skip_zero);
+
+/* "dir/name.json" -> "name" (into buf). */
+void mmstat_file_stem(const char *path, char *buf, size_t len);
+
+#endif

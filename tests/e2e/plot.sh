@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# numasim plot: with gnuplot, two run results and an ab result become SVG
+# (and PNG where gnuplot has a png terminal); without gnuplot (always tested,
+# by hiding it from PATH) a clear message, exit status 3 and no file; bad
+# input exits 2 and writes nothing.
+set -euo pipefail
+: "${NUMASIM:?NUMASIM must name the numasim binary}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$NUMASIM" run small --duration 5 --json "$work/a.json" >/dev/null 2>&1 || fail "run a failed"
+"$NUMASIM" run small --duration 5 --kernel v7.3+single-folio-v2 --json "$work/b.json" >/dev/null 2>&1 ||
+    fail "run b failed"
+"$NUMASIM" ab small --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 5 \
+    --json "$work/ab.json" >/dev/null 2>&1 || fail "ab failed"
+
+no_temp_left() {
+    if compgen -G "$work/.numasim-plot.*" >/dev/null; then
+        fail "a temporary file was left behind: $(ls -a "$work")"
+    fi
+}
+
+# ---- gnuplot missing: message, exit 3, no file ----------------------------------------
+missing_msg='gnuplot not found: install gnuplot-nox (scripts/deps.sh --optional)'
+rc=0
+env PATH="$work/no-such-dir" "$NUMASIM" plot "$work/a.json" -o "$work/none.svg" 2>"$work/err" || rc=$?
+[ "$rc" = 3 ] || fail "without gnuplot: exit status $rc, expected 3"
+grep -qF "$missing_msg" "$work/err" || fail "without gnuplot: unclear message: $(cat "$work/err")"
+[ ! -e "$work/none.svg" ] || fail "without gnuplot: an output file was written"
+no_temp_left
+
+if command -v gnuplot >/dev/null 2>&1; then
+    # ---- run results -> SVG ----------------------------------------------------------
+    "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.svg" --title "two runs" ||
+        fail "plot of two runs failed"
+    [ -s "$work/runs.svg" ] || fail "runs.svg is empty"
+    grep -q '<svg' "$work/runs.svg" || fail "runs.svg is not SVG"
+    grep -q 'v7.3+single-folio-v2, seed 1' "$work/runs.svg" || fail "runs.svg lacks the legend"
+    grep -q 'two runs' "$work/runs.svg" || fail "runs.svg lacks the --title"
+
+    # ---- ab result -> SVG ------------------------------------------------------------
+    "$NUMASIM" plot "$work/ab.json" -o "$work/ab.svg" || fail "plot of an ab result failed"
+    [ -s "$work/ab.svg" ] || fail "ab.svg is empty"
+    grep -q '<svg' "$work/ab.svg" || fail "ab.svg is not SVG"
+    grep -q 'TLB interrupts per migrated page' "$work/ab.svg" || fail "ab.svg lacks a panel"
+
+    # ---- PNG, where this gnuplot can write one ----------------------------------------
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then
+        "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.png" || fail "PNG plot failed"
+        [ "$(head -c 8 "$work/runs.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+            fail "runs.png is not a PNG"
+    fi
+    no_temp_left
+else
+    rc=0
+    "$NUMASIM" plot "$work/a.json" -o "$work/none.svg" 2>"$work/err" || rc=$?
+    [ "$rc" = 3 ] || fail "gnuplot absent: exit status $rc, expected 3"
+    grep -qF "$missing_msg" "$work/err" || fail "gnuplot absent: unclear message: $(cat "$work/err")"
+    [ ! -e "$work/none.svg" ] || fail "gnuplot absent: an output file was written"
+fi
+
+# ---- bad input: exit 2, no output, an existing file left alone ----------------------------
+echo '{"hello": "world"}' >"$work/other.json"
+bad() {
+    local what=$1 out=$2; shift 2
+    local rc=0
+    "$NUMASIM" plot "$@" 2>"$work/err" || rc=$?
+    [ "$rc" = 2 ] || fail "$what: exit status $rc, expected 2"
+    [ -s "$work/err" ] || fail "$what: no message"
+    [ ! -e "$out" ] || fail "$what: wrote $out"
+}
+bad "missing file" "$work/x.svg" "$work/missing.json" -o "$work/x.svg"
+bad "not a numasim result" "$work/x.svg" "$work/other.json" -o "$work/x.svg"
+bad "unknown extension" "$work/x.pdf" "$work/a.json" -o "$work/x.pdf"
+bad "run and ab mixed" "$work/x.svg" "$work/a.json" "$work/ab.json" -o "$work/x.svg"
+grep -q 'cannot mix' "$work/err" || fail "unclear message: $(cat "$work/err")"
+bad "no -o" "$work/x.svg" "$work/a.json"
+bad "no input" "$work/x.svg" -o "$work/x.svg"
+
+echo old >"$work/keep.svg"
+rc=0
+"$NUMASIM" plot "$work/missing.json" -o "$work/keep.svg" 2>/dev/null || rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$work/keep.svg")" = old ] || fail "bad input touched an existing output"
+no_temp_left
+echo ok

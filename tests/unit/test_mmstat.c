@@ -1,0 +1,250 @@
+/* report/mmstat.c: the statistics of `numasim compare` against values
+ * worked out by hand, mmtests' edge cases (VMR/Stat.pm), and the loader of
+ * numasim result files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/mmstat.h"
+
+#define EPS 1e-9
+
+/* 2 4 4 4 5 5 7 9: sum 40, mean 5; squared deviations 9+1+1+1+0+0+4+16 = 32.
+ * Sample variance 32/7, so stddev sqrt(32/7) = 2.13808993529939...; the
+ * population stddev would be exactly 2. */
+static const double v8[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+
+static void test_mean_min_max(void **state)
+{
+	(void)state;
+	assert_float_equal(mmstat_mean(v8, 8), 5.0, EPS);
+	assert_float_equal(mmstat_min(v8, 8), 2.0, EPS);
+	assert_float_equal(mmstat_max(v8, 8), 9.0, EPS);
+	const double one[] = { -3.5 };
+	assert_float_equal(mmstat_mean(one, 1), -3.5, EPS);
+	assert_float_equal(mmstat_min(one, 1), -3.5, EPS);
+	assert_float_equal(mmstat_max(one, 1), -3.5, EPS);
+}
+
+static void test_sample_stddev_and_coeffvar(void **state)
+{
+	(void)state;
+	assert_float_equal(mmstat_stddev(v8, 8), 2.138089935299395, EPS);
+	/* 2.138089935299395 * 100 / 5 */
+	assert_float_equal(mmstat_coeffvar(v8, 8), 42.76179870598791, EPS);
+	/* {1, 3}: mean 2, deviations 1 and 1, variance 2/1, stddev sqrt(2). */
+	const double two[] = { 1, 3 };
+	assert_float_equal(mmstat_stddev(two, 2), sqrt(2.0), EPS);
+	assert_float_equal(mmstat_coeffvar(two, 2), sqrt(2.0) * 50, EPS);
+	/* Constant samples: no spread. */
+	const double flat[] = { 7, 7, 7 };
+	assert_float_equal(mmstat_stddev(flat, 3), 0.0, EPS);
+	assert_float_equal(mmstat_coeffvar(flat, 3), 0.0, EPS);
+}
+
+static void test_hmean(void **state)
+{
+	(void)state;
+	/* 3 / (1/1 + 1/2 + 1/4) = 3 / 1.75 */
+	const double v[] = { 1, 2, 4 };
+	assert_float_equal(mmstat_hmean(v, 3), 1.7142857142857142, EPS);
+	const double same[] = { 5, 5 };
+	assert_float_equal(mmstat_hmean(same, 2), 5.0, EPS);
+	/* Undefined with a zero or negative sample. */
+	const double zero[] = { 1, 0, 4 };
+	assert_true(isnan(mmstat_hmean(zero, 3)));
+	const double neg[] = { 1, -2 };
+	assert_true(isnan(mmstat_hmean(neg, 2)));
+}
+
+static void test_empty_and_single(void **state)
+{
+	(void)state;
+	const double one[] = { 4 };
+	assert_true(isnan(mmstat_mean(one, 0)));
+	assert_true(isnan(mmstat_hmean(one, 0)));
+	assert_true(isnan(mmstat_min(one, 0)));
+	assert_true(isnan(mmstat_max(one, 0)));
+	assert_true(isnan(mmstat_stddev(one, 0)));
+	/* One sample: no sample stddev, no interval; CoeffVar 0 as in mmtests. */
+	assert_true(isnan(mmstat_stddev(one, 1)));
+	assert_true(isnan(mmstat_ci_halfwidth(one, 1)));
+	assert_float_equal(mmstat_coeffvar(one, 1), 0.0, EPS);
+	assert_float_equal(mmstat_coeffvar(one, 0), 0.0, EPS);
+	/* Mean 0: CoeffVar 0 rather than a division by zero. */
+	const double sym[] = { -1, 1 };
+	assert_float_equal(mmstat_coeffvar(sym, 2), 0.0, EPS);
+}
+
+static void test_ci_uses_sample_stddev(void **state)
+{
+	(void)state;
+	assert_float_equal(MMSTAT_QNORM_975, 1.959963984540054, 1e-12);
+	/* qnorm(0.975) * sqrt(32/7), not divided by sqrt(n). */
+	assert_float_equal(mmstat_ci_halfwidth(v8, 8), 4.190579268894389, EPS);
+}
+
+static void test_cidiff(void **state)
+{
+	(void)state;
+	/* base {10, 12}: mean 11, stddev sqrt(2), half-width 1.96 * 1.414 = 2.7718
+	 * new  {14, 16}: mean 15, the same half-width.
+	 * cidiff = 4 / 5.5436 = 0.7216: not significant. */
+	const double base[] = { 10, 12 }, near[] = { 14, 16 }, far[] = { 20, 22 };
+	double cb = mmstat_ci_halfwidth(base, 2), cn = mmstat_ci_halfwidth(near, 2);
+	double cf = mmstat_ci_halfwidth(far, 2);
+	assert_float_equal(cb, 1.959963984540054 * sqrt(2.0), EPS);
+	double d = mmstat_cidiff(mmstat_mean(near, 2), cn, mmstat_mean(base, 2), cb);
+	assert_float_equal(d, 0.7215507904881064, EPS);
+	assert_false(fabs(d) > 1);
+	/* new {20, 22}: mean 21, cidiff = 10 / 5.5436 = 1.8039: significant. */
+	d = mmstat_cidiff(mmstat_mean(far, 2), cf, mmstat_mean(base, 2), cb);
+	assert_float_equal(d, 1.8038769762202662, EPS);
+	assert_true(fabs(d) > 1);
+	/* Sign follows new - base. */
+	assert_float_equal(mmstat_cidiff(11, cb, 21, cf), -1.8038769762202662, EPS);
+	/* No spread at all: mmtests returns the plain difference. */
+	assert_float_equal(mmstat_cidiff(7, 0, 5, 0), 2.0, EPS);
+	assert_float_equal(mmstat_cidiff(5, 0, 5, 0), 0.0, EPS);
+}
+
+static void test_pdiff_higher_is_better(void **state)
+{
+	(void)state;
+	assert_float_equal(mmstat_pdiff(110, 100), 10.0, EPS);
+	assert_float_equal(mmstat_pdiff(90, 100), -10.0, EPS);
+	assert_float_equal(mmstat_pdiff(150, 120), 25.0, EPS);
+	assert_float_equal(mmstat_pdiff(100, 100), 0.0, EPS);
+	/* mmtests' edge cases */
+	assert_float_equal(mmstat_pdiff(0, 100), 0.0, EPS);
+	assert_float_equal(mmstat_pdiff(5, 0), 100.0, EPS);
+}
+
+static void test_pndiff_lower_is_better(void **state)
+{
+	(void)state;
+	assert_float_equal(mmstat_pndiff(90, 100), 10.0, EPS);
+	assert_float_equal(mmstat_pndiff(110, 100), -10.0, EPS);
+	/* 100 - 2345.67 * 100 / 12345.67 = 81.0000...  */
+	assert_float_equal(mmstat_pndiff(2345.67, 12345.67), 100 - 234567.0 / 12345.67, EPS);
+	assert_float_equal(mmstat_pndiff(100, 100), 0.0, EPS);
+	assert_float_equal(mmstat_pndiff(0, 100), 100.0, EPS);
+	assert_float_equal(mmstat_pndiff(5, 0), -99.0, EPS);
+}
+
+/* ---- result files -------------------------------------------------------- */
+
+static char *write_tmp(const char *name, const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = malloc(4096);
+	assert_non_null(path);
+	snprintf(path, 4096, "%s/mmstat-%ld-%s", dir && *dir ? dir : "/tmp", (long)getpid(), name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static int load(const char *name, const char *text, char *err, size_t errlen)
+{
+	char *path = write_tmp(name, text);
+	json_t *o = NULL;
+	int kind = mmstat_load_result(path, &o, err, errlen);
+	assert_true(kind ? o != NULL : o == NULL);
+	json_decref(o);
+	unlink(path);
+	free(path);
+	return kind;
+}
+
+static void test_load_result_kinds(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	assert_int_equal(load("run.json",
+			      "{\"scenario\": \"small\", \"kernel\": \"v7.3\", \"seed\": 1,"
+			      " \"vmstat\": {\"numa_pte_updates\": 5},"
+			      " \"timeseries\": {\"t_s\": [1], \"tlb_irqs_per_s\": [3.0]}}",
+			      err, sizeof(err)),
+			 MMSTAT_RESULT_RUN);
+	assert_int_equal(load("ab.json",
+			      "{\"scenario\": \"small\", \"pairs\": 2,"
+			      " \"kernels\": {\"v7.3\": {\"throughput_loss\": [0.1, 0.2]}}}",
+			      err, sizeof(err)),
+			 MMSTAT_RESULT_AB);
+
+	assert_int_equal(load("other.json", "{\"kernel\": \"v7.3\"}", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "not a numasim result"));
+	assert_int_equal(load("array.json", "[1, 2]", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "not a numasim result"));
+	assert_int_equal(load("ab-empty.json", "{\"pairs\": 2, \"kernels\": {}}", err, sizeof(err)), 0);
+	assert_int_equal(load("bad.json", "{\"kernel\": ", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "not JSON"));
+
+	json_t *o = (json_t *)1;
+	assert_int_equal(mmstat_load_result("/nonexistent/x.json", &o, err, sizeof(err)), 0);
+	assert_null(o);
+	assert_non_null(strstr(err, "/nonexistent/x.json"));
+}
+
+static void test_json_samples(void **state)
+{
+	(void)state;
+	json_t *a = json_loads("[0, 1.5, null, 2, \"x\", 0.0, 3]", 0, NULL);
+	double v[8];
+	assert_non_null(a);
+	size_t n = mmstat_json_samples(a, v, 8, false);
+	assert_int_equal(n, 5);
+	assert_float_equal(v[0], 0, EPS);
+	assert_float_equal(v[1], 1.5, EPS);
+	assert_float_equal(v[2], 2, EPS);
+	assert_float_equal(v[3], 0, EPS);
+	assert_float_equal(v[4], 3, EPS);
+	n = mmstat_json_samples(a, v, 8, true);
+	assert_int_equal(n, 3);
+	assert_float_equal(v[0], 1.5, EPS);
+	assert_float_equal(v[2], 3, EPS);
+	assert_int_equal(mmstat_json_samples(a, v, 2, false), 2);
+	assert_int_equal(mmstat_json_samples(NULL, v, 8, false), 0);
+	json_decref(a);
+}
+
+static void test_file_stem(void **state)
+{
+	(void)state;
+	char b[64];
+	mmstat_file_stem("dir/sub/run-a.json", b, sizeof(b));
+	assert_string_equal(b, "run-a");
+	mmstat_file_stem("plain", b, sizeof(b));
+	assert_string_equal(b, "plain");
+	mmstat_file_stem("x.JSON.txt", b, sizeof(b));
+	assert_string_equal(b, "x.JSON.txt");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mean_min_max),
+		cmocka_unit_test(test_sample_stddev_and_coeffvar),
+		cmocka_unit_test(test_hmean),
+		cmocka_unit_test(test_empty_and_single),
+		cmocka_unit_test(test_ci_uses_sample_stddev),
+		cmocka_unit_test(test_cidiff),
+		cmocka_unit_test(test_pdiff_higher_is_better),
+		cmocka_unit_test(test_pndiff_lower_is_better),
+		cmocka_unit_test(test_load_result_kinds),
+		cmocka_unit_test(test_json_samples),
+		cmocka_unit_test(test_file_stem),
+	};
+	return cmocka_run_group_tests_name("mmstat", tests, NULL, NULL);
+}
