@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "sim/sim.h"
+#include "trace/writers.h"
 
 
 static const char usage_text[] =
@@ -27,6 +28,9 @@ static const char usage_text[] =
 	"commands:\n"
 	"  run SCENARIO|FILE [OPTIONS]  run a built-in scenario or an INI file\n"
 	"  ab SCENARIO --kernels A,B    A/B pairs (balancing on vs off): the seed table\n"
+	"  timeline SCENARIO --kernel K the scan/migration race of one pass, as text\n"
+	"  plot RESULT.json... -o FILE  time series and A/B figures with gnuplot\n"
+	"  compare A.json B.json...     mmtests-style comparison of runs\n"
 	"  scenarios                    list the built-in scenarios\n"
 	"  kernels                      list the kernel bases and patches\n"
 	"  show SCENARIO                print a built-in scenario's INI text\n"
@@ -50,10 +54,21 @@ static const char run_usage[] =
 	"                      (kernel.numa_balancing, numa_balancing.scan_size_mb, ...)\n"
 	"                      or SECTION.KEY (workload.threads, costs.ipi_handler_ns, ...)\n"
 	"  --json FILE         also write the report as JSON to FILE\n"
+	"  --trace FILE        record a trace: FILE.json (Chrome trace events, for\n"
+	"                      ui.perfetto.dev) and FILE.txt (ftrace text); a .json or\n"
+	"                      .txt suffix on FILE is dropped.  See docs/traces.md\n"
+	"  --trace-window START:END  only events in [START, END) simulated seconds\n"
+	"                      (default: the whole run; either side may be empty)\n"
+	"  --trace-events LIST comma-separated event names, 'kernel' (the kernel's\n"
+	"                      tracepoints) or 'all' (default)\n"
+	"  --trace-max-mb N    refuse to write a trace over N MiB, text + JSON\n"
+	"                      (default 2048; the buffer holds N MiB / 128 events, at\n"
+	"                      most 20 million)\n"
 	"  -q, --quiet         no progress line\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 done, 2 bad input (nothing written), 1 internal failure.\n";
+	"Exit status: 0 done, 2 bad input (nothing written) or a trace over the size\n"
+	"limit (the report is written, the trace is not), 1 internal failure.\n";
 
 static const char scenarios_usage[] =
 	"usage: numasim scenarios\n\nList the built-in scenarios.\n";
@@ -116,9 +131,11 @@ struct run_args {
 	bool quiet;
 	struct override *ov;
 	int nr_ov;
+	struct trace_opts trace;
 };
 
-enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION };
+enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -135,6 +152,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "trace-window", required_argument, NULL, OPT_TRACE_WINDOW },
+		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
+		{ "trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -150,6 +171,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
 		case OPT_DURATION: add_override(a, "--duration", "run.duration_s", optarg); break;
 		case OPT_SET: add_override(a, "--set", NULL, optarg); break;
+		case OPT_TRACE: a->trace.path = optarg; break;
+		case OPT_TRACE_WINDOW: a->trace.window = optarg; break;
+		case OPT_TRACE_EVENTS: a->trace.events = optarg; break;
+		case OPT_TRACE_MAX_MB: a->trace.max_mb = optarg; break;
 		default: return EXIT_INPUT;
 		}
 	}
@@ -176,14 +201,16 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 }
 
 /* Read the scenario and the options into @sc and @s.  0 or -1 with @err. */
-static int prepare(const struct run_args *a, struct scenario *sc, struct sim *s, char *err,
+static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char *err,
 		   size_t errlen)
 {
 	if (load_scenario(a->scenario, sc, err, errlen) || apply_overrides(a, sc, err, errlen))
 		return -1;
 	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
 		return -1;
-	return a->json ? check_json_path(a->json, err, errlen) : 0;
+	if (a->json && check_json_path(a->json, err, errlen))
+		return -1;
+	return trace_opts_check(&a->trace, s->duration_ns, err, errlen);
 }
 
 static double now_s(void)
@@ -193,12 +220,15 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run @s, print the report, write the JSON.  Returns the exit status. */
-static int execute(struct sim *s, const struct scenario *sc, const char *json)
+/* Run @s, print the report, write the JSON and the trace.  Returns the exit
+ * status. */
+static int execute(struct sim *s, const struct scenario *sc, const char *json,
+		   const struct trace_opts *trace)
 {
 	char err[1024];
 	int rc = 0;
-	if (sim_init(s, err, sizeof(err))) {
+	if (sim_init(s, err, sizeof(err)) ||
+	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
 		fprintf(stderr, "numasim: %s\n", err);
 		return 1;
 	}
@@ -216,6 +246,9 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json)
 		}
 		json_decref(j);
 	}
+	int trc = trace_write_run(s, trace, sc->name, stderr);
+	if (trc && !rc)
+		rc = trc;
 	sim_free(s);
 	return rc;
 }
@@ -235,7 +268,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0) {
 		s->progress = isatty(STDERR_FILENO) && !a.quiet;
 		s->progress_out = stderr;
-		rc = execute(s, sc, a.json);
+		rc = execute(s, sc, a.json, &a.trace);
 		fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
 	}
 	free(a.ov);
@@ -301,6 +334,9 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, run_usage },
 	{ "ab", cmd_ab, ab_usage },
+	{ "timeline", cmd_timeline, timeline_usage },
+	{ "plot", cmd_plot, plot_usage },
+	{ "compare", cmd_compare, compare_usage },
 	{ "scenarios", cmd_scenarios, scenarios_usage },
 	{ "kernels", cmd_kernels, kernels_usage },
 	{ "show", cmd_show, show_usage },

@@ -618,9 +618,10 @@ static void group_rearm(struct sim *s, int g, uint64_t base)
 
 /* From when a group's touches are drawn after a change: the event's time
  * (s->t0), not the end of the step that made the change -- the group's
- * other PROT_NONE pages stay touchable meanwhile, and a touch of a page in
- * a table whose PTL the step still holds waits for it in do_numa_page.  A
- * slice's owner touches nothing while it is in the kernel. */
+ * other PROT_NONE pages stay touchable meanwhile; a touch of a page in a
+ * table whose PTL the step still holds does not fault (its PTEs change
+ * when the step is done).  A slice's owner touches nothing while it is in
+ * the kernel. */
 static uint64_t group_base(struct sim *s, int g)
 {
 	uint64_t now = s->t0;
@@ -708,6 +709,13 @@ void workload_group_touch(struct sim *s, int g, uint64_t now)
 	struct vm_area_struct *vma = s->table_vma[id];
 	uint32_t ti = id - vma->first_table_id;
 	struct pte_table *t = &vma->tables[ti];
+	if (t->ptl_free_at > now) {
+		/* a step still holds this table's PTL: the scanner changing it
+		 * now, whose PROT_NONE PTEs are not visible before it is done --
+		 * the touch finds the old PTE and does not fault */
+		group_rearm(s, g, now);
+		return;
+	}
 	int bit = nth_set_bit(hot ? t->protnone_hot : t->protnone_cold, rem);
 	uint64_t addr = vma->vm_start + ((uint64_t)ti * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
 	sim_start_hint_fault(s, p, vma, addr, now);

@@ -434,8 +434,10 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	return true;
 }
 
-/* One step: one PMD of the current chunk (opening and closing the chunk's
- * gather as needed).  Returns false when the pass is over. */
+/* One step: one PMD of the current chunk (opening the chunk's gather
+ * first), or the chunk's close (tlb_finish_mmu and the budget) as a step
+ * of its own, so tlb_flush_pending stays raised until the last PTE table
+ * is done.  Returns false when the pass is over. */
 bool task_numa_work_step(struct sim *s, struct task_struct *p)
 {
 	struct mm_struct *mm = p->mm;
@@ -444,13 +446,14 @@ bool task_numa_work_step(struct sim *s, struct task_struct *p)
 
 	if (!w->in_gather)
 		numa_chunk_open(s, p, vma);
-	w->chunk_updated += change_pmd_step(&w->tlb, vma, w->addr, w->end, MM_CP_PROT_NUMA,
-					    &w->huge_updated);
-	w->addr = (w->addr & ~(PMD_SIZE - 1)) + PMD_SIZE;
-	if (w->addr > w->end)
-		w->addr = w->end;
-	if (w->addr < w->end)
-		return true;
+	if (w->addr < w->end) {
+		w->chunk_updated += change_pmd_step(&w->tlb, vma, w->addr, w->end, MM_CP_PROT_NUMA,
+						    &w->huge_updated);
+		w->addr = (w->addr & ~(PMD_SIZE - 1)) + PMD_SIZE;
+		if (w->addr > w->end)
+			w->addr = w->end;
+		return true; /* the next step changes the next table or closes the chunk */
+	}
 	if (!numa_chunk_close(s, p, vma)) {
 		numa_scan_end(s, p, false);
 		return false;

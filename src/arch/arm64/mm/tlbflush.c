@@ -42,6 +42,7 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 			      unsigned stride_shift, bool freed_tables)
 {
 	struct sim *s = mm->sim;
+	uint64_t now = sim_now(s);
 	(void)freed_tables;
 	mm->tlb_gen++;
 	s->st.broadcasts++;
@@ -49,11 +50,15 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 		/* flush_tlb_mm: TLBI ASIDE1IS, DSB ISH */
 		charge(s, COST_FLUSH_WAIT, s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 		invalidate_asid_everywhere(s, mm);
+		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
+		      s->flush_origin, 0);
 		return;
 	}
 	/* __flush_tlb_range: one TLBI VALE1IS per stride, then DSB ISH */
 	unsigned long nr = (end - start) >> stride_shift;
 	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
+	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
+	      s->flush_origin, 0);
 }
 
 /* arch_tlbbatch_add_pending: issue the TLBIs now, without waiting. */
@@ -69,7 +74,10 @@ void arm64_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_s
 /* arch_tlbbatch_flush: one DSB completes every TLBI issued for the batch. */
 void arm64_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 {
+	uint64_t now = sim_now(s);
 	s->st.batch_flushes++;
 	charge(s, COST_FLUSH_WAIT, s->m.cost.dsb_ns);
+	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, (long)b->nr_tlbi,
+	      s->flush_origin, 0);
 	b->nr_tlbi = 0;
 }

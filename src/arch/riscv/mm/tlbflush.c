@@ -33,8 +33,11 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 			tlb_full_flush_refill(s, cpu);
 	}
 	if (nr) {
+		uint64_t now = sim_now(s);
 		count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 		s->st.flush_rounds++;
+		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, 0, nr, full ? -1 : (long)nr_pages,
+		      s->flush_origin, 0);
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + work);
 	}

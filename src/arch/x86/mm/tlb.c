@@ -132,9 +132,11 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	bool all = f->freed_tables;
 
 	uint64_t now = sim_now(s);
+	long pages = f->end == TLB_FLUSH_ALL ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT);
 
 	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 	s->st.flush_rounds++;
+	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f)))
 			continue;
@@ -144,12 +146,8 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
-	if (s->trace) {
-		long pages = f->end == TLB_FLUSH_ALL ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT);
-		trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
-		trace(s, TR_FLUSH_ROUND, self, current_pid(s), now, sim_now(s) - now, nr_ipis, pages,
-		      s->flush_origin, 0);
-	}
+	trace(s, TR_FLUSH_ROUND, self, current_pid(s), now, sim_now(s) - now, nr_ipis, pages,
+	      s->flush_origin, 0);
 	if (cpumask_test_cpu(self, mask))
 		flush_tlb_func(s, self, f, 0, sim_now(s));
 }
@@ -160,8 +158,11 @@ static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
 {
 	int cpu;
 	bool full = f->end == TLB_FLUSH_ALL;
+	uint64_t now = sim_now(s);
 	s->st.broadcasts++;
 	charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
+	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0,
+	      full ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT), s->flush_origin, 0);
 	for_each_cpu(cpu, &f->mm->cpumask) {
 		struct cpu_state *c = &s->cpus[cpu];
 		if (c->loaded_mm != f->mm)
@@ -219,8 +220,11 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	s->st.batch_flushes++;
 	if (s->m.engine == FLUSH_X86_INVLPGB && b->unmapped_pages) {
 		/* invlpgb_flush_all_nonglobals: every CPU drops every user entry */
+		uint64_t now = sim_now(s);
 		s->st.broadcasts++;
 		charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
+		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
+		      s->flush_origin, 0);
 		for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
 			struct cpu_state *c = &s->cpus[cpu];
 			if (c->loaded_mm) {

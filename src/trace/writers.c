@@ -1,0 +1,1133 @@
+/* Trace writers: Chrome trace-event JSON and ftrace-style text, and the
+ * `numasim run --trace` plumbing.  See writers.h and docs/traces.md. */
+#include "trace/writers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "sim/sim.h"
+
+/* ---- names ---------------------------------------------------------------- */
+
+bool trace_type_is_span(int type)
+{
+	switch (type) {
+	case TR_SCAN_PASS: case TR_GATHER: case TR_PTE_TABLE: case TR_HINT_FAULT:
+	case TR_MIGRATION: case TR_FLUSH_ROUND:
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *trace_migrate_mode_name(int64_t mode)
+{
+	static const char *const n[] = { "MIGRATE_ASYNC", "MIGRATE_SYNC_LIGHT", "MIGRATE_SYNC" };
+	return mode >= 0 && mode < 3 ? n[mode] : "?";
+}
+
+/* The model's enum migrate_reason (linux/migrate.h) as the kernel's
+ * MIGRATE_REASON strings print it. */
+const char *trace_migrate_reason_name(int64_t reason)
+{
+	static const char *const n[] = { "compaction", "syscall_or_cpuset", "numa_misplaced",
+					 "demotion" };
+	return reason >= 0 && reason < 4 ? n[reason] : "?";
+}
+
+const char *trace_flush_origin_name(int64_t origin)
+{
+	static const char *const n[] = { "other", "flush_tlb_batched_pending", "tlb_finish_mmu",
+					 "try_to_unmap_flush", "ptep_clear_flush" };
+	return origin >= 0 && origin < 5 ? n[origin] : "?";
+}
+
+/* enum numa_vmaskip_reason (kernel/sched/fair.c) */
+const char *trace_skip_reason_name(int64_t reason)
+{
+	static const char *const n[] = { "unsuitable", "shared_ro", "inaccessible", "scan_delay",
+					 "pid_inactive", "ignore_pid_inactive", "seq_completed" };
+	return reason >= 0 && reason < 7 ? n[reason] : "?";
+}
+
+static const char *tlb_reason_name(int64_t r)
+{
+	return r >= 0 && r < 6 ? tlb_flush_reason_names[r] : "?";
+}
+
+static const char *type_cat(int type)
+{
+	switch (type) {
+	case TR_TLB_FLUSH: return "tlb";
+	case TR_MIGRATE_START: case TR_MIGRATE_PAGES: case TR_SET_MIGRATION_PTE:
+	case TR_REMOVE_MIGRATION_PTE:
+		return "migrate";
+	case TR_SKIP_VMA: return "sched";
+	default: return "numasim";
+	}
+}
+
+/* ---- output sink: a buffer that writes to a FILE, or only counts ---------- */
+
+struct sink {
+	FILE *f;          /* NULL: count only */
+	uint64_t bytes;
+	size_t len;
+	bool err;
+	char buf[1 << 16];
+};
+
+static void sk_flush(struct sink *k)
+{
+	if (k->f && k->len && fwrite(k->buf, 1, k->len, k->f) != k->len)
+		k->err = true;
+	k->bytes += k->len;
+	k->len = 0;
+}
+
+/* Room for @n more bytes (n is small: a field, a line). */
+static inline char *sk_room(struct sink *k, size_t n)
+{
+	if (k->len + n > sizeof(k->buf))
+		sk_flush(k);
+	return k->buf + k->len;
+}
+
+static void sk_mem(struct sink *k, const char *s, size_t n)
+{
+	while (n) {
+		size_t c = n < 4096 ? n : 4096;
+		memcpy(sk_room(k, c), s, c);
+		k->len += c;
+		s += c;
+		n -= c;
+	}
+}
+
+static inline void sk_str(struct sink *k, const char *s) { sk_mem(k, s, strlen(s)); }
+static inline void sk_ch(struct sink *k, char c) { *sk_room(k, 1) = c; k->len++; }
+
+static void sk_spaces(struct sink *k, int n)
+{
+	while (n-- > 0)
+		sk_ch(k, ' ');
+}
+
+/* Decimal digits of @v into @d (reversed); returns the count. */
+static inline int digits_rev(uint64_t v, char *d)
+{
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return n;
+}
+
+/* @v zero-padded to at least @width digits. */
+static void sk_u64w(struct sink *k, uint64_t v, int width)
+{
+	char d[24];
+	int n = digits_rev(v, d);
+	char *p = sk_room(k, 24);
+	int i = 0;
+	for (; n + i < width; i++)
+		p[i] = '0';
+	while (n)
+		p[i++] = d[--n];
+	k->len += (size_t)i;
+}
+
+static inline void sk_u64(struct sink *k, uint64_t v) { sk_u64w(k, v, 1); }
+
+static void sk_i64(struct sink *k, int64_t v)
+{
+	if (v < 0) {
+		sk_ch(k, '-');
+		sk_u64(k, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sk_u64(k, (uint64_t)v);
+	}
+}
+
+static void sk_hex(struct sink *k, uint64_t v, bool upper)
+{
+	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char d[17];
+	int n = 0;
+	do {
+		d[n++] = xd[v & 15];
+		v >>= 4;
+	} while (v);
+	char *p = sk_room(k, 17);
+	int i = 0;
+	while (n)
+		p[i++] = d[--n];
+	k->len += (size_t)i;
+}
+
+/* ns as microseconds with three decimals: 1234.567 */
+static void sk_us(struct sink *k, uint64_t ns)
+{
+	sk_u64(k, ns / 1000);
+	sk_ch(k, '.');
+	sk_u64w(k, ns % 1000, 3);
+}
+
+static void sk_double(struct sink *k, double v)
+{
+	char b[64];
+	int n = snprintf(b, sizeof(b), "%.10g", isfinite(v) ? v : 0.0);
+	sk_mem(k, b, (size_t)n);
+}
+
+/* A JSON string literal. */
+static void sk_jstr(struct sink *k, const char *s)
+{
+	sk_ch(k, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			sk_ch(k, '\\');
+			sk_ch(k, (char)c);
+		} else if (c < 0x20) {
+			char b[8];
+			snprintf(b, sizeof(b), "\\u%04x", c);
+			sk_str(k, b);
+		} else {
+			sk_ch(k, (char)c);
+		}
+	}
+	sk_ch(k, '"');
+}
+
+/* ---- the plan: output order and async spans ------------------------------ */
+
+enum { IT_INSTANT, IT_BEGIN, IT_END };
+
+/* One output position.  Order: time, then seq, the position in the order
+ * the simulated code ran.  Instants and span ends are recorded when they
+ * happen: seq 4*record+4.  A span's begin goes just before the first thing
+ * that happened inside it: seq 4*first+1, where first is the first record
+ * at that nanosecond on that CPU since the last span that ended there (the
+ * model charges time after the work, so several records share a
+ * nanosecond).  A flush round is recorded as its receivers' tlb_flush
+ * events, then the sender's "remote IPI send", then the round: its begin
+ * goes before the receivers and the sender's event right after the begin
+ * (seq 4*first_receiver+2), as the kernel emits them.  Begins that share a
+ * seq: the longer (outer) first. */
+struct titem {
+	uint64_t time;
+	uint64_t key;     /* seq << TIE_BITS | (begins: TIE_MAX - dur, capped) */
+	uint32_t ev;
+	uint32_t kind;
+};
+
+struct trace_plan {
+	struct titem *it;
+	size_t n;
+	unsigned char *async;  /* per event: 1 if a span written as async */
+	size_t spans, nr_async;
+};
+
+#define TIE_BITS 35
+#define TIE_MAX ((1ull << TIE_BITS) - 1)
+
+static int titem_cmp(const void *pa, const void *pb)
+{
+	const struct titem *a = pa, *b = pb;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->ev != b->ev) /* begins: the later record (outer) first */
+		return (a->ev < b->ev) == (a->kind != IT_BEGIN) ? -1 : 1;
+	return (int)a->kind - (int)b->kind;
+}
+
+/* Open-addressed map (cpu, time) -> slot, for the nanoseconds at which a
+ * span begins. */
+struct bmap {
+	uint64_t *time;
+	int32_t *cpu;     /* -1: empty */
+	uint32_t *first;  /* record + 1 of the first record since the last end; 0: none */
+	size_t mask;
+};
+
+static inline size_t bmap_hash(uint64_t time, int cpu)
+{
+	uint64_t h = time * 0x9e3779b97f4a7c15ull ^ ((uint64_t)(uint32_t)cpu * 0xc2b2ae3d27d4eb4full);
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int bmap_init(struct bmap *m, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n + 16)
+		cap *= 2;
+	m->mask = cap - 1;
+	m->time = malloc(cap * sizeof(*m->time));
+	m->cpu = malloc(cap * sizeof(*m->cpu));
+	m->first = calloc(cap, sizeof(*m->first));
+	if (!m->time || !m->cpu || !m->first)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		m->cpu[i] = -1;
+	return 0;
+}
+
+static void bmap_free(struct bmap *m)
+{
+	free(m->time);
+	free(m->cpu);
+	free(m->first);
+}
+
+/* The slot of (cpu, time); inserted if @add, else -1 when absent. */
+static long bmap_slot(struct bmap *m, uint64_t time, int cpu, bool add)
+{
+	size_t i = bmap_hash(time, cpu) & m->mask;
+	for (;; i = (i + 1) & m->mask) {
+		if (m->cpu[i] < 0) {
+			if (!add)
+				return -1;
+			m->cpu[i] = cpu < 0 ? 0 : cpu;
+			m->time[i] = time;
+			return (long)i;
+		}
+		if (m->time[i] == time && m->cpu[i] == (cpu < 0 ? 0 : cpu))
+			return (long)i;
+	}
+}
+
+static int span_cmp_cpu(const struct trace_event *a, const struct trace_event *b)
+{
+	return a->cpu != b->cpu ? (a->cpu < b->cpu ? -1 : 1) : 0;
+}
+
+/* Spans by CPU, start, longer first, later record (outer) first. */
+static const struct trace_event *g_sort_ev; /* for span_idx_cmp; the plan is built single-threaded */
+static int span_idx_cmp(const void *pa, const void *pb)
+{
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	const struct trace_event *a = &g_sort_ev[ia], *b = &g_sort_ev[ib];
+	int c = span_cmp_cpu(a, b);
+	if (c)
+		return c;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	return ia > ib ? -1 : ia < ib;
+}
+
+/* Mark the spans that do not nest on their CPU's track. */
+static int mark_async(const struct trace_buf *t, struct trace_plan *p)
+{
+	uint32_t *idx = malloc((p->spans ? p->spans : 1) * sizeof(*idx));
+	uint64_t *stack = malloc((p->spans ? p->spans : 1) * sizeof(*stack));
+	if (!idx || !stack) {
+		free(idx);
+		free(stack);
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (trace_type_is_span(t->ev[i].type))
+			idx[n++] = (uint32_t)i;
+	g_sort_ev = t->ev;
+	qsort(idx, n, sizeof(*idx), span_idx_cmp);
+	g_sort_ev = NULL;
+	size_t top = 0;
+	int cpu = -1000000;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_event *e = &t->ev[idx[i]];
+		if (e->cpu != cpu) {
+			cpu = e->cpu;
+			top = 0;
+		}
+		uint64_t end = e->ts + e->dur;
+		while (top && stack[top - 1] <= e->ts && !(stack[top - 1] == e->ts && e->dur == 0))
+			top--;
+		if (!top || end <= stack[top - 1]) {
+			stack[top++] = end;
+		} else {
+			p->async[idx[i]] = 1;
+			p->nr_async++;
+		}
+	}
+	free(idx);
+	free(stack);
+	return 0;
+}
+
+/* For a flush round at record @i: the first record of its block (the
+ * receivers' tlb_flush events and the sender's "remote IPI send" recorded
+ * just before it), or @i if there is none; *@sender gets the sender's
+ * record or -1. */
+static size_t round_block(const struct trace_buf *t, size_t i, long *sender)
+{
+	const struct trace_event *r = &t->ev[i];
+	*sender = -1;
+	if (i == 0)
+		return i;
+	const struct trace_event *e = &t->ev[i - 1];
+	if (e->type != TR_TLB_FLUSH || e->a != TLB_REMOTE_SEND_IPI || e->ts != r->ts || e->cpu != r->cpu)
+		return i;
+	*sender = (long)i - 1;
+	size_t j = i - 1;
+	while (j > 0) {
+		e = &t->ev[j - 1];
+		if (e->type != TR_TLB_FLUSH || e->ts != r->ts ||
+		    (e->a != TLB_REMOTE_SHOOTDOWN && e->a != TLB_REMOTE_WRONG_CPU))
+			break;
+		j--;
+	}
+	return j;
+}
+
+struct trace_plan *trace_plan_new(const struct trace_buf *t)
+{
+	struct trace_plan *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	size_t n = t->n;
+	for (size_t i = 0; i < n; i++)
+		if (trace_type_is_span(t->ev[i].type))
+			p->spans++;
+	p->async = calloc(n ? n : 1, 1);
+	p->it = malloc((n + p->spans + 1) * sizeof(*p->it));
+	uint64_t *seq = malloc((n ? n : 1) * sizeof(*seq));      /* instants, ends */
+	uint64_t *bseq = malloc((p->spans + 1) * sizeof(*bseq)); /* begins */
+	struct bmap m = { 0 };
+	if (!p->async || !p->it || !seq || !bseq || bmap_init(&m, p->spans)) {
+		free(seq);
+		free(bseq);
+		bmap_free(&m);
+		trace_plan_free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_event *e = &t->ev[i];
+		seq[i] = 4 * (uint64_t)i + 4;
+		if (trace_type_is_span(e->type))
+			bmap_slot(&m, e->ts, e->cpu, true);
+	}
+	/* Walk the records in the order they were made. */
+	size_t si = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_event *e = &t->ev[i];
+		long g = bmap_slot(&m, e->ts, e->cpu, false);
+		if (g >= 0 && !m.first[g])
+			m.first[g] = (uint32_t)i + 1;
+		if (!trace_type_is_span(e->type))
+			continue;
+		if (e->type == TR_FLUSH_ROUND) {
+			long sender;
+			size_t fb = round_block(t, i, &sender);
+			if (m.first[g] - 1 > fb)
+				m.first[g] = (uint32_t)fb + 1;
+			bseq[si++] = 4 * (uint64_t)fb + 1;
+			if (sender >= 0)
+				seq[sender] = 4 * (uint64_t)fb + 2;
+		} else {
+			bseq[si++] = 4 * (uint64_t)(m.first[g] - 1) + 1;
+		}
+		if (e->dur) {
+			long h = bmap_slot(&m, e->ts + e->dur, e->cpu, false);
+			if (h >= 0)
+				m.first[h] = 0;
+		}
+	}
+	bmap_free(&m);
+	size_t k = 0;
+	si = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_event *e = &t->ev[i];
+		if (!trace_type_is_span(e->type)) {
+			p->it[k++] = (struct titem){ e->ts, seq[i] << TIE_BITS, (uint32_t)i, IT_INSTANT };
+			continue;
+		}
+		uint64_t dur = e->dur < TIE_MAX ? e->dur : TIE_MAX;
+		p->it[k++] = (struct titem){ e->ts, bseq[si++] << TIE_BITS | (TIE_MAX - dur),
+					     (uint32_t)i, IT_BEGIN };
+		p->it[k++] = (struct titem){ e->ts + e->dur, seq[i] << TIE_BITS, (uint32_t)i, IT_END };
+	}
+	free(seq);
+	free(bseq);
+	p->n = k;
+	qsort(p->it, k, sizeof(*p->it), titem_cmp);
+	if (mark_async(t, p)) {
+		trace_plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void trace_plan_free(struct trace_plan *p)
+{
+	if (!p)
+		return;
+	free(p->it);
+	free(p->async);
+	free(p);
+}
+
+size_t trace_plan_spans(const struct trace_plan *p) { return p->spans; }
+size_t trace_plan_async(const struct trace_plan *p) { return p->nr_async; }
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void j_key(struct sink *k, const char *key, bool *first)
+{
+	if (!*first)
+		sk_ch(k, ',');
+	*first = false;
+	sk_ch(k, '"');
+	sk_str(k, key);
+	sk_str(k, "\":");
+}
+static void j_int(struct sink *k, const char *key, int64_t v, bool *first)
+{
+	j_key(k, key, first);
+	sk_i64(k, v);
+}
+static void j_hex(struct sink *k, const char *key, int64_t v, bool *first)
+{
+	j_key(k, key, first);
+	sk_str(k, "\"0x");
+	sk_hex(k, (uint64_t)v, false);
+	sk_ch(k, '"');
+}
+static void j_name(struct sink *k, const char *key, const char *v, bool *first)
+{
+	j_key(k, key, first);
+	sk_jstr(k, v);
+}
+
+/* The event's fields, named as the kernel's tracepoint names them. */
+static void json_args(struct sink *k, const struct trace_event *e)
+{
+	bool f = true;
+	sk_str(k, ",\"args\":{");
+	switch (e->type) {
+	case TR_TLB_FLUSH:
+		j_int(k, "pages", e->b, &f);
+		j_name(k, "reason", tlb_reason_name(e->a), &f);
+		break;
+	case TR_MIGRATE_START:
+		j_name(k, "mode", trace_migrate_mode_name(e->a), &f);
+		j_name(k, "reason", trace_migrate_reason_name(e->b), &f);
+		break;
+	case TR_MIGRATE_PAGES:
+		j_int(k, "succeeded", e->a, &f);
+		j_int(k, "failed", e->b, &f);
+		j_int(k, "thp_succeeded", 0, &f);
+		j_int(k, "thp_failed", 0, &f);
+		j_int(k, "thp_split", 0, &f);
+		j_int(k, "large_folio_split", 0, &f);
+		j_name(k, "mode", trace_migrate_mode_name(e->c), &f);
+		j_name(k, "reason", trace_migrate_reason_name(e->d), &f);
+		break;
+	case TR_SET_MIGRATION_PTE:
+	case TR_REMOVE_MIGRATION_PTE:
+		j_hex(k, "addr", e->a, &f);
+		j_hex(k, "pte", e->b, &f);
+		j_int(k, "order", e->c, &f);
+		break;
+	case TR_SKIP_VMA:
+		j_hex(k, "numa_scan_offset", e->a, &f);
+		j_hex(k, "vm_start", e->b, &f);
+		j_hex(k, "vm_end", e->c, &f);
+		j_name(k, "reason", trace_skip_reason_name(e->d), &f);
+		break;
+	case TR_SCAN_PASS:
+		j_int(k, "pte_updates", e->a, &f);
+		j_int(k, "full_flushes", e->b, &f);
+		break;
+	case TR_GATHER:
+		j_hex(k, "start", e->a, &f);
+		j_hex(k, "end", e->b, &f);
+		break;
+	case TR_PTE_TABLE:
+		j_hex(k, "addr", e->a, &f);
+		j_int(k, "pages", e->b, &f);
+		j_int(k, "flushed_mm", e->c, &f);
+		break;
+	case TR_HINT_FAULT:
+		j_hex(k, "addr", e->a, &f);
+		j_int(k, "folio_nid", e->b, &f);
+		j_int(k, "target_nid", e->c, &f);
+		j_hex(k, "flags", e->d, &f);
+		break;
+	case TR_MIGRATION:
+		j_hex(k, "addr", e->a, &f);
+		j_int(k, "src_nid", e->b, &f);
+		j_int(k, "dst_nid", e->c, &f);
+		j_int(k, "saw_pending", e->d, &f);
+		break;
+	case TR_FLUSH_ROUND:
+		j_int(k, "nr_ipis", e->a, &f);
+		j_int(k, "pages", e->b, &f);
+		j_name(k, "origin", trace_flush_origin_name(e->c), &f);
+		break;
+	case TR_BATCH_RECORDED:
+		j_hex(k, "addr", e->a, &f);
+		j_int(k, "pending", e->b, &f);
+		break;
+	default:
+		break;
+	}
+	j_int(k, "common_pid", e->pid, &f);
+	sk_ch(k, '}');
+}
+
+static void json_head(struct sink *k, const char *name, const char *cat, const char *ph, int cpu,
+		      uint64_t ts)
+{
+	sk_str(k, "{\"name\":\"");
+	sk_str(k, name);
+	sk_str(k, "\",\"cat\":\"");
+	sk_str(k, cat);
+	sk_str(k, "\",\"ph\":\"");
+	sk_str(k, ph);
+	sk_str(k, "\",\"pid\":1,\"tid\":");
+	sk_i64(k, cpu);
+	sk_str(k, ",\"ts\":");
+	sk_us(k, ts);
+}
+
+static void json_sep(struct sink *k, bool *first)
+{
+	sk_str(k, *first ? "\n" : ",\n");
+	*first = false;
+}
+
+static void json_meta(struct sink *k, const char *what, int tid, const char *key, const char *sval,
+		      long ival, bool *first)
+{
+	json_sep(k, first);
+	sk_str(k, "{\"name\":\"");
+	sk_str(k, what);
+	sk_str(k, "\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+	sk_i64(k, tid);
+	sk_str(k, ",\"args\":{\"");
+	sk_str(k, key);
+	sk_str(k, "\":");
+	if (sval)
+		sk_jstr(k, sval);
+	else
+		sk_i64(k, ival);
+	sk_str(k, "}}");
+}
+
+static void json_counters(struct sink *k, const struct trace_meta *m, bool *first)
+{
+	const struct timeseries *ts = m->ts;
+	if (!ts)
+		return;
+	struct { const char *name; const double *v; } c[] = {
+		{ "tlb_irqs_per_s", ts->tlb_irqs }, { "migrations_per_s", ts->migrations },
+		{ "pass_ms", ts->pass_ms }, { "scan_period_ms", ts->scan_period_ms },
+	};
+	for (int i = 0; i < ts->n; i++) {
+		uint64_t s0 = (uint64_t)i * NSEC_PER_SEC;
+		if (s0 >= m->end || s0 + NSEC_PER_SEC <= m->start)
+			continue;
+		for (size_t j = 0; j < sizeof(c) / sizeof(c[0]); j++) {
+			json_sep(k, first);
+			sk_str(k, "{\"name\":\"");
+			sk_str(k, c[j].name);
+			sk_str(k, "\",\"ph\":\"C\",\"pid\":1,\"ts\":");
+			sk_us(k, s0);
+			sk_str(k, ",\"args\":{\"value\":");
+			sk_double(k, c[j].v[i]);
+			sk_str(k, "}}");
+		}
+	}
+}
+
+int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
+		     const struct trace_meta *m, FILE *f, uint64_t *bytes)
+{
+	struct sink *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -1;
+	k->f = f;
+	bool first = true;
+	sk_str(k, "{\"traceEvents\":[");
+	json_meta(k, "process_name", 0, "name", "CPUs", 0, &first);
+	json_meta(k, "process_sort_index", 0, "sort_index", NULL, 0, &first);
+	for (int c = 0; c < m->nr_cpus; c++) {
+		char name[32];
+		snprintf(name, sizeof(name), "CPU %d", c);
+		json_meta(k, "thread_name", c, "name", name, 0, &first);
+		json_meta(k, "thread_sort_index", c, "sort_index", NULL, c, &first);
+	}
+	json_counters(k, m, &first);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct titem *it = &p->it[i];
+		const struct trace_event *e = &t->ev[it->ev];
+		const char *name = trace_type_names[e->type];
+		bool async = p->async[it->ev];
+		if (it->kind == IT_END && !async)
+			continue;
+		json_sep(k, &first);
+		if (it->kind == IT_INSTANT) {
+			json_head(k, name, type_cat(e->type), "i", e->cpu, e->ts);
+			sk_str(k, ",\"s\":\"t\"");
+			json_args(k, e);
+		} else if (!async) {
+			json_head(k, name, type_cat(e->type), "X", e->cpu, e->ts);
+			sk_str(k, ",\"dur\":");
+			sk_us(k, e->dur);
+			json_args(k, e);
+		} else {
+			json_head(k, name, "numasim_async", it->kind == IT_BEGIN ? "b" : "e", e->cpu,
+				  it->time);
+			sk_str(k, ",\"id\":\"0x");
+			sk_hex(k, it->ev, false);
+			sk_ch(k, '"');
+			if (it->kind == IT_BEGIN)
+				json_args(k, e);
+		}
+		sk_ch(k, '}');
+	}
+	sk_str(k, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"numasim "
+		  NUMASIM_VERSION "\",\"title\":");
+	sk_jstr(k, m->title ? m->title : "");
+	sk_str(k, ",\"dropped_events\":");
+	sk_u64(k, m->dropped);
+	sk_str(k, "}}\n");
+	sk_flush(k);
+	*bytes = k->bytes;
+	int rc = k->err ? -1 : 0;
+	free(k);
+	return rc;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* "         numasim-1001  [003] 12.345678: " as trace-cmd report prints it:
+ * comm right-aligned in 16, pid left-aligned in 5, CPU in 3 digits, time in
+ * seconds with microseconds. */
+static void text_prefix(struct sink *k, const struct trace_event *e, uint64_t time)
+{
+	const char *comm = e->pid ? "numasim" : "swapper";
+	sk_spaces(k, 16 - (int)strlen(comm));
+	sk_str(k, comm);
+	sk_ch(k, '-');
+	char d[24];
+	int nd = digits_rev((uint64_t)(e->pid < 0 ? -(int64_t)e->pid : e->pid), d) + (e->pid < 0);
+	sk_i64(k, e->pid);
+	sk_spaces(k, 5 - nd);
+	sk_str(k, " [");
+	sk_u64w(k, (uint64_t)(e->cpu < 0 ? 0 : e->cpu), 3);
+	sk_str(k, "] ");
+	sk_u64(k, time / NSEC_PER_SEC);
+	sk_ch(k, '.');
+	sk_u64w(k, time % NSEC_PER_SEC / 1000, 6);
+	sk_str(k, ": ");
+}
+
+static void t_kv(struct sink *k, const char *key, int64_t v)
+{
+	sk_str(k, key);
+	sk_i64(k, v);
+}
+static void t_kx(struct sink *k, const char *key, int64_t v)
+{
+	sk_str(k, key);
+	sk_hex(k, (uint64_t)v, false);
+}
+
+/* The fields, formatted as the kernel's TP_printk does for tracepoints. */
+static void text_fields(struct sink *k, const struct trace_event *e)
+{
+	switch (e->type) {
+	case TR_TLB_FLUSH:
+		t_kv(k, "pages:", e->b);
+		sk_str(k, " reason:");
+		sk_str(k, tlb_reason_name(e->a));
+		sk_str(k, " (");
+		sk_i64(k, e->a);
+		sk_ch(k, ')');
+		break;
+	case TR_MIGRATE_START:
+		sk_str(k, "mode=");
+		sk_str(k, trace_migrate_mode_name(e->a));
+		sk_str(k, " reason=");
+		sk_str(k, trace_migrate_reason_name(e->b));
+		break;
+	case TR_MIGRATE_PAGES:
+		t_kv(k, "nr_succeeded=", e->a);
+		t_kv(k, " nr_failed=", e->b);
+		sk_str(k, " nr_thp_succeeded=0 nr_thp_failed=0 nr_thp_split=0 nr_split=0 mode=");
+		sk_str(k, trace_migrate_mode_name(e->c));
+		sk_str(k, " reason=");
+		sk_str(k, trace_migrate_reason_name(e->d));
+		break;
+	case TR_SET_MIGRATION_PTE:
+	case TR_REMOVE_MIGRATION_PTE:
+		t_kx(k, "addr=", e->a);
+		t_kx(k, ", pte=", e->b);
+		t_kv(k, " order=", e->c);
+		break;
+	case TR_SKIP_VMA:
+		sk_str(k, "numa_scan_offset=");
+		sk_hex(k, (uint64_t)e->a, true);
+		sk_str(k, " vm_start=");
+		sk_hex(k, (uint64_t)e->b, true);
+		sk_str(k, " vm_end=");
+		sk_hex(k, (uint64_t)e->c, true);
+		sk_str(k, " reason=");
+		sk_str(k, trace_skip_reason_name(e->d));
+		break;
+	case TR_SCAN_PASS:
+		t_kv(k, "pte_updates=", e->a);
+		t_kv(k, " full_flushes=", e->b);
+		break;
+	case TR_GATHER:
+		t_kx(k, "start=", e->a);
+		t_kx(k, " end=", e->b);
+		break;
+	case TR_PTE_TABLE:
+		t_kx(k, "addr=", e->a);
+		t_kv(k, " pages=", e->b);
+		t_kv(k, " flushed_mm=", e->c);
+		break;
+	case TR_HINT_FAULT:
+		t_kx(k, "addr=", e->a);
+		t_kv(k, " folio_nid=", e->b);
+		t_kv(k, " target_nid=", e->c);
+		t_kx(k, " flags=0x", e->d);
+		break;
+	case TR_MIGRATION:
+		t_kx(k, "addr=", e->a);
+		t_kv(k, " src_nid=", e->b);
+		t_kv(k, " dst_nid=", e->c);
+		t_kv(k, " saw_pending=", e->d);
+		break;
+	case TR_FLUSH_ROUND:
+		t_kv(k, "nr_ipis=", e->a);
+		t_kv(k, " pages=", e->b);
+		sk_str(k, " origin=");
+		sk_str(k, trace_flush_origin_name(e->c));
+		break;
+	case TR_BATCH_RECORDED:
+		t_kx(k, "addr=", e->a);
+		t_kv(k, " pending=", e->b);
+		break;
+	default:
+		break;
+	}
+}
+
+int trace_write_text(const struct trace_buf *t, const struct trace_plan *p,
+		     const struct trace_meta *m, FILE *f, uint64_t *bytes)
+{
+	struct sink *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -1;
+	k->f = f;
+	sk_str(k, "# tracer: nop\n");
+	if (m->title) {
+		sk_str(k, "# ");
+		sk_str(k, m->title);
+		sk_ch(k, '\n');
+	}
+	if (m->dropped) {
+		sk_str(k, "# WARNING: ");
+		sk_u64(k, m->dropped);
+		sk_str(k, " events dropped: the trace buffer was full\n");
+	}
+	sk_str(k, "cpus=");
+	sk_i64(k, m->nr_cpus);
+	sk_ch(k, '\n');
+	for (size_t i = 0; i < p->n; i++) {
+		const struct titem *it = &p->it[i];
+		const struct trace_event *e = &t->ev[it->ev];
+		text_prefix(k, e, it->time);
+		sk_str(k, trace_type_names[e->type]);
+		if (it->kind == IT_INSTANT) {
+			sk_str(k, ": ");
+			text_fields(k, e);
+		} else if (it->kind == IT_BEGIN) {
+			sk_str(k, "_begin: ");
+			text_fields(k, e);
+			t_kv(k, " dur_ns=", (int64_t)e->dur);
+		} else {
+			sk_str(k, "_end: ");
+			t_kv(k, "dur_ns=", (int64_t)e->dur);
+		}
+		sk_ch(k, '\n');
+	}
+	sk_flush(k);
+	*bytes = k->bytes;
+	int rc = k->err ? -1 : 0;
+	free(k);
+	return rc;
+}
+
+/* ---- numasim run --trace ---------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int parse_secs(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return end == s || *end || errno || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size_t errlen)
+{
+	if (!o->path) {
+		const char *opt = o->window ? "--trace-window" : o->events ? "--trace-events"
+					   : o->max_mb ? "--trace-max-mb" : NULL;
+		if (opt) {
+			snprintf(err, errlen, "%s needs --trace FILE", opt);
+			return -1;
+		}
+		return 0;
+	}
+	/* FILE: strip .json / .txt; FILE.json and FILE.txt go next to it */
+	size_t n = strlen(o->path);
+	if (!n || n >= sizeof(o->base) - 16) {
+		snprintf(err, errlen, "--trace: '%s' is not a usable file name", o->path);
+		return -1;
+	}
+	memcpy(o->base, o->path, n + 1);
+	if (ends_with(o->base, ".json"))
+		o->base[n - 5] = 0;
+	else if (ends_with(o->base, ".txt"))
+		o->base[n - 4] = 0;
+	struct stat st;
+	const char *slash = strrchr(o->base, '/');
+	if (!*o->base || ends_with(o->base, "/") || (slash && !slash[1]) ||
+	    (!stat(o->base, &st) && S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "--trace: '%s' is not a file name", o->path);
+		return -1;
+	}
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == o->base ? 1 : (int)(slash - o->base),
+			 o->base);
+	if (access(dir, W_OK) != 0) {
+		snprintf(err, errlen, "--trace: %s: cannot write in its directory: %s", o->path,
+			 strerror(errno));
+		return -1;
+	}
+
+	/* --trace-window START:END, seconds; either side may be empty */
+	double dur_s = (double)duration_ns / 1e9;
+	o->start = 0;
+	o->end = UINT64_MAX;
+	if (o->window) {
+		const char *colon = strchr(o->window, ':');
+		char a[64], b[64];
+		if (!colon || (size_t)(colon - o->window) >= sizeof(a) || strlen(colon + 1) >= sizeof(b)) {
+			snprintf(err, errlen, "--trace-window: '%s' is not START:END (seconds)", o->window);
+			return -1;
+		}
+		snprintf(a, sizeof(a), "%.*s", (int)(colon - o->window), o->window);
+		snprintf(b, sizeof(b), "%s", colon + 1);
+		double vs = 0, ve = dur_s;
+		if ((*a && parse_secs(a, &vs)) || (*b && parse_secs(b, &ve))) {
+			snprintf(err, errlen, "--trace-window: '%s' is not START:END with seconds >= 0",
+				 o->window);
+			return -1;
+		}
+		if (ve <= vs) {
+			snprintf(err, errlen, "--trace-window: '%s': END must be after START", o->window);
+			return -1;
+		}
+		if (vs >= dur_s) {
+			snprintf(err, errlen, "--trace-window: '%s' starts after the run's end (%g s)",
+				 o->window, dur_s);
+			return -1;
+		}
+		o->start = (uint64_t)llround(vs * 1e9);
+		if (ve < dur_s)
+			o->end = (uint64_t)llround(ve * 1e9);
+	}
+
+	if (trace_parse_events(o->events ? o->events : "all", &o->mask, err, errlen))
+		return -1;
+
+	uint64_t mb = TRACE_DEFAULT_MAX_MB;
+	if (o->max_mb) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(o->max_mb, &end, 10);
+		if (end == o->max_mb || *end || errno || v == 0 || v > (1ull << 30) ||
+		    o->max_mb[0] == '-') {
+			snprintf(err, errlen, "--trace-max-mb: '%s' is not a size in MiB (1..%llu)",
+				 o->max_mb, 1ull << 30);
+			return -1;
+		}
+		mb = v;
+	}
+	o->max_bytes = mb << 20;
+	uint64_t ev = o->max_bytes / TRACE_MIN_EVENT_BYTES;
+	o->max_events = (size_t)(ev < TRACE_MAX_EVENTS ? (ev ? ev : 1) : TRACE_MAX_EVENTS);
+	return 0;
+}
+
+int trace_attach(struct sim *s, const struct trace_opts *o)
+{
+	if (!o->path)
+		return 0;
+	s->trace = trace_new(o->start, o->end, o->mask, o->max_events);
+	return s->trace ? 0 : -1;
+}
+
+static void human_size(uint64_t b, char *out, size_t len)
+{
+	if (b >= (1ull << 30))
+		snprintf(out, len, "%.2f GiB", (double)b / (double)(1ull << 30));
+	else if (b >= (1ull << 20))
+		snprintf(out, len, "%.1f MiB", (double)b / (double)(1ull << 20));
+	else if (b >= 1024)
+		snprintf(out, len, "%.1f KiB", (double)b / 1024.0);
+	else
+		snprintf(out, len, "%llu bytes", (unsigned long long)b);
+}
+
+typedef int (*trace_writer)(const struct trace_buf *, const struct trace_plan *,
+			    const struct trace_meta *, FILE *, uint64_t *);
+
+/* Write @fn's output to @path via a temporary file in the same directory;
+ * the temporary's name goes to @tmp for the caller to rename.  0 or -1. */
+static int write_tmp(const char *path, char *tmp, size_t tmplen, trace_writer fn,
+		     const struct trace_buf *t, const struct trace_plan *p,
+		     const struct trace_meta *m, char *err, size_t errlen)
+{
+	snprintf(tmp, tmplen, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		tmp[0] = 0;
+		return -1;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		close(fd);
+		goto fail;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		goto fail;
+	}
+	uint64_t bytes;
+	int rc = fn(t, p, m, f, &bytes);
+	if (fflush(f) != 0)
+		rc = -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	if (!rc)
+		return 0;
+fail:
+	snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	unlink(tmp);
+	tmp[0] = 0;
+	return -1;
+}
+
+int trace_write_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg)
+{
+	if (!o->path || !s->trace)
+		return 0;
+	const struct trace_buf *t = s->trace;
+	char title[512], win[96];
+	if (o->end == UINT64_MAX)
+		snprintf(win, sizeof(win), "%.6f s to the end", (double)o->start / 1e9);
+	else
+		snprintf(win, sizeof(win), "%.6f-%.6f s", (double)o->start / 1e9, (double)o->end / 1e9);
+	snprintf(title, sizeof(title), "numasim %s: scenario %s, kernel %s, seed %llu, %g s; window %s",
+		 NUMASIM_VERSION, scenario, s->k.name, (unsigned long long)s->seed,
+		 (double)s->duration_ns / 1e9, win);
+	char json[4200], text[4200], a[32], b[32];
+	snprintf(json, sizeof(json), "%s.json", o->base);
+	snprintf(text, sizeof(text), "%s.txt", o->base);
+	if (t->dropped)
+		fprintf(msg, "numasim: warning: trace buffer full (%zu events): %llu events dropped; "
+			"narrow it with --trace-window or --trace-events\n", t->max_events,
+			(unsigned long long)t->dropped);
+	/* Each event costs at least TRACE_MIN_EVENT_BYTES: no need to count
+	 * when that much is over the limit already. */
+	if ((uint64_t)t->n * TRACE_MIN_EVENT_BYTES > o->max_bytes) {
+		human_size((uint64_t)t->n * TRACE_MIN_EVENT_BYTES, a, sizeof(a));
+		human_size(o->max_bytes, b, sizeof(b));
+		fprintf(msg, "numasim: trace not written: %zu events%s would take more than %s, over "
+			"the limit of %s; narrow it with --trace-window START:END or --trace-events "
+			"(e.g. all but tlb_flush), or raise --trace-max-mb\n", t->n,
+			t->dropped ? " (and more dropped)" : "", a, b);
+		return EXIT_TRACE_TOO_LARGE;
+	}
+	struct trace_plan *p = trace_plan_new(t);
+	if (!p) {
+		fprintf(msg, "numasim: trace: out of memory\n");
+		return 1;
+	}
+	struct trace_meta m = { .nr_cpus = s->m.nr_cpus, .ts = s->ts, .start = o->start,
+				.end = o->end, .dropped = t->dropped, .title = title };
+	uint64_t jb = 0, tb = 0;
+	if (trace_write_json(t, p, &m, NULL, &jb) || trace_write_text(t, p, &m, NULL, &tb)) {
+		trace_plan_free(p);
+		return 1;
+	}
+	if (jb + tb > o->max_bytes) {
+		human_size(jb + tb, a, sizeof(a));
+		human_size(o->max_bytes, b, sizeof(b));
+		fprintf(msg, "numasim: trace not written: %zu events%s would take %s%s (JSON %llu + "
+			"text %llu bytes), over the limit of %s; narrow it with --trace-window "
+			"START:END or --trace-events, or raise --trace-max-mb\n", t->n,
+			t->dropped ? " (and the dropped ones)" : "", t->dropped ? "more than " : "", a,
+			(unsigned long long)jb, (unsigned long long)tb, b);
+		trace_plan_free(p);
+		return EXIT_TRACE_TOO_LARGE;
+	}
+	char err[9000], tmpj[4300] = "", tmpt[4300] = "";
+	int rc = write_tmp(json, tmpj, sizeof(tmpj), trace_write_json, t, p, &m, err, sizeof(err));
+	if (!rc)
+		rc = write_tmp(text, tmpt, sizeof(tmpt), trace_write_text, t, p, &m, err, sizeof(err));
+	if (!rc && rename(tmpj, json) != 0) {
+		snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmpj, json, strerror(errno));
+		rc = -1;
+	}
+	if (!rc && rename(tmpt, text) != 0) {
+		snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmpt, text, strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(msg, "numasim: trace: %s\n", err);
+		if (tmpj[0])
+			unlink(tmpj);
+		if (tmpt[0])
+			unlink(tmpt);
+		trace_plan_free(p);
+		return 1;
+	}
+	human_size(jb, a, sizeof(a));
+	human_size(tb, b, sizeof(b));
+	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s\n",
+		t->n, p->spans, p->nr_async, json, a, text, b);
+	trace_plan_free(p);
+	return 0;
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# numasim run --trace: the JSON parses, "X" spans nest on their CPU track,
+# every text event line matches the mmtests ftrace regex and the begin/end
+# lines pair up per CPU, the event counts agree with the run's counters, a
+# window keeps only its events, and bad options exit 2 writing nothing.
+set -euo pipefail
+: "${NUMASIM:?NUMASIM must name the numasim binary}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+py=""
+if have python3; then py=python3; fi
+
+# ---- the whole run of a short small: counts against the counters ----------
+"$NUMASIM" run small --quiet --duration 1.05 --json "$work/r.json" --trace "$work/t.json" \
+    >/dev/null 2>"$work/err" || { cat "$work/err" >&2; fail "traced run failed"; }
+[ -s "$work/t.json" ] && [ -s "$work/t.txt" ] || fail "FILE.json / FILE.txt missing (suffix not stripped?)"
+[ ! -e "$work/t.json.json" ] || fail "wrote t.json.json"
+grep -q '^trace: [0-9]* events' "$work/err" || fail "no event count on stderr: $(cat "$work/err")"
+ls "$work" | grep -q tmp && fail "temporary files left: $(ls "$work")"
+
+# JSON: parses; X spans nest within any overlapping span on their track
+if [ -n "$py" ]; then
+    $py - "$work/t.json" >"$work/jsoncheck" <<'EOF' || fail "JSON check: $(cat "$work/jsoncheck")"
+import json, sys
+try:
+    ev = json.load(open(sys.argv[1]))["traceEvents"]
+except ValueError as e:
+    print("JSON does not parse:", e); sys.exit(1)
+tracks = {}
+for e in ev:
+    if e.get("ph") == "X":
+        ts = round(e["ts"] * 1000); dur = round(e["dur"] * 1000)
+        tracks.setdefault(e["tid"], []).append((ts, -dur))
+n = bad = 0
+for spans in tracks.values():
+    spans.sort()
+    stack = []
+    for ts, nd in spans:
+        n += 1
+        end = ts - nd
+        while stack and stack[-1] <= ts:
+            stack.pop()
+        if stack and end > stack[-1]:
+            bad += 1
+        stack.append(end)
+shoot = sum(1 for e in ev if e.get("name") == "tlb_flush" and e["args"]["reason"] == "remote shootdown")
+migr = sum(1 for e in ev if e.get("name") == "numa_migration" and e["ph"] in ("X", "b"))
+print(shoot, migr)
+if bad or n == 0:
+    print("X spans:", n, "not nested:", bad); sys.exit(1)
+EOF
+    read -r json_shoot json_migr <"$work/jsoncheck"
+elif have jq; then
+    jq empty "$work/t.json" || fail "JSON does not parse (jq)"
+    echo "note: python3 missing: skipping the span nesting check"
+else
+    # minimal check: balanced brackets outside strings
+    awk 'BEGIN { d = 0; bad = 0 }
+         { line = $0; gsub(/"([^"\\]|\\.)*"/, "", line)
+           n = split(line, ch, "")
+           for (i = 1; i <= n; i++) {
+               if (ch[i] == "{" || ch[i] == "[") d++
+               else if (ch[i] == "}" || ch[i] == "]") { d--; if (d < 0) bad = 1 }
+           } }
+         END { exit (d != 0 || bad) }' "$work/t.json" || fail "JSON brackets unbalanced"
+    echo "note: neither python3 nor jq: only a bracket-balance check of the JSON, no nesting check"
+fi
+grep -q '"displayTimeUnit":"ns"' "$work/t.json" || fail "no displayTimeUnit"
+grep -q '"name":"thread_name","ph":"M","pid":1,"tid":15,"args":{"name":"CPU 15"}' "$work/t.json" ||
+    fail "no thread_name metadata for CPU 15"
+grep -q '"ph":"C"' "$work/t.json" || fail "no counter events"
+
+# text: header, the mmtests regex on every event line, per-CPU begin/end pairing,
+# times non-decreasing
+head -1 "$work/t.txt" | grep -qx '# tracer: nop' || fail "first line is not '# tracer: nop'"
+grep -qx 'cpus=16' "$work/t.txt" || fail "no cpus=16 line"
+re='^[[:space:]]*([a-zA-Z0-9-]*)[[:space:]]*(\[[0-9]*\])[[:space:]]*[.0-9a-zA-Z]*[[:space:]]*([0-9.]*):[[:space:]]*([a-zA-Z_]*):[[:space:]]*(.*)$'
+bad=$(grep -v -e '^#' -e '^cpus=' "$work/t.txt" | grep -E -c -v "$re" || true)
+[ "$bad" = 0 ] || fail "$bad text lines do not match the mmtests regex, e.g.: $(grep -v -e '^#' -e '^cpus=' "$work/t.txt" | grep -E -v "$re" | head -2)"
+awk '/^#/ || /^cpus=/ { next }
+     { cpu = $2; t = $3 + 0; ev = $4; sub(/:$/, "", ev)
+       if (t < last) { print "time goes back at line " NR; bad = 1; exit 1 }
+       last = t
+       if (ev ~ /_begin$/) { sub(/_begin$/, "", ev); st[cpu, ++d[cpu]] = ev; nb++ }
+       else if (ev ~ /_end$/) { sub(/_end$/, "", ev)
+           if (d[cpu] < 1 || st[cpu, d[cpu]] != ev) { print "unmatched end at line " NR ": " $0; bad = 1; exit 1 }
+           d[cpu]-- } }
+     END { if (bad) exit 1; for (k in d) if (d[k]) { print "unclosed span on " k; exit 1 }
+           if (!nb) { print "no spans"; exit 1 } }' "$work/t.txt" || fail "text spans do not pair up"
+
+# counts vs the run's counters (window = the whole run)
+num() { sed -n "s/.*\"$1\": *\([0-9][0-9]*\).*/\1/p" "$work/r.json" | head -1; }
+recv=$(num nr_tlb_remote_flush_received)
+shoot=$(grep -c 'tlb_flush: pages:.* reason:remote shootdown (1)' "$work/t.txt" || true)
+wrong=$(grep -c 'tlb_flush: pages:.* reason:remote wrong CPU (5)' "$work/t.txt" || true)
+[ "$recv" -gt 0 ] || fail "no remote flushes in the run: the test needs some"
+[ "$shoot" = "$recv" ] || fail "remote shootdown lines $shoot (+$wrong wrong CPU) != nr_tlb_remote_flush_received $recv"
+rounds=$(grep -c 'flush_round_begin:' "$work/t.txt" || true)
+[ "$rounds" = "$(num nr_tlb_remote_flush)" ] || fail "flush_round spans $rounds != nr_tlb_remote_flush $(num nr_tlb_remote_flush)"
+migrated=$(num numa_pages_migrated)
+succ=$(awk '/ mm_migrate_pages: .*reason=numa_misplaced/ { for (i = 1; i <= NF; i++) if ($i ~ /^nr_succeeded=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }' "$work/t.txt")
+[ "$succ" = "$migrated" ] || fail "mm_migrate_pages nr_succeeded sum $succ != numa_pages_migrated $migrated"
+spans=$(grep -c 'numa_migration_begin:' "$work/t.txt" || true)
+# a span is written when its migration completes; stats.migrations counts it
+# at the unmap, so migrations still in flight at the end (at most one per
+# CPU) have no span yet
+inflight=$(( $(num migrations) - spans ))
+[ "$inflight" -ge 0 ] && [ "$inflight" -le 16 ] ||
+    fail "numa_migration spans $spans vs stats.migrations $(num migrations): $inflight in flight"
+[ "$migrated" -gt 0 ] || fail "nothing migrated: the test needs migrations"
+passes=$(grep -c 'numa_scan_pass_begin:' "$work/t.txt" || true)
+[ "$passes" = "$(num passes)" ] || fail "numa_scan_pass spans $passes != stats.passes $(num passes)"
+if [ -n "$py" ]; then
+    [ "$json_shoot" = "$recv" ] || fail "JSON remote shootdowns $json_shoot != $recv"
+    [ "$json_migr" = "$spans" ] || fail "JSON numa_migration spans $json_migr != $spans"
+fi
+
+# same inputs, same files
+"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/u" >/dev/null 2>&1 || fail "second traced run failed"
+cmp -s "$work/t.txt" "$work/u.txt" && cmp -s "$work/t.json" "$work/u.json" || fail "two identical runs gave different traces"
+
+# ---- a window and an event filter -------------------------------------------
+"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/w.txt" --trace-window 1.01:1.02 \
+    --trace-events kernel >/dev/null 2>"$work/err" || fail "windowed run failed: $(cat "$work/err")"
+[ -s "$work/w.json" ] && [ -s "$work/w.txt" ] || fail "windowed FILE.json / FILE.txt missing"
+awk '/^#/ || /^cpus=/ { next } { t = $3 + 0; if (t < 1.01 || t >= 1.02) { print; bad = 1 } n++ }
+     END { exit bad || !n }' "$work/w.txt" || fail "events outside the window 1.01-1.02 s (or none)"
+grep -q -e '_begin:' "$work/w.txt" && fail "--trace-events kernel let a simulator span through"
+grep -v -e '^#' -e '^cpus=' "$work/w.txt" | grep -E -q -v "$re" && fail "windowed text lines do not match the regex"
+[ -n "$py" ] && { $py -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/w.json" || fail "windowed JSON does not parse"; }
+
+# ---- bad input: exit 2, nothing written --------------------------------------
+bad_case() {
+    local what=$1; shift
+    local rc=0
+    rm -f "$work"/bad*
+    "$NUMASIM" run small --quiet --duration 1.05 "$@" >/dev/null 2>"$work/err" || rc=$?
+    [ "$rc" = 2 ] || fail "$what: exit status $rc, expected 2"
+    [ -s "$work/err" ] || fail "$what: no message"
+    ! ls "$work"/bad* >/dev/null 2>&1 || fail "$what: left files: $(ls "$work"/bad*)"
+}
+bad_case "window 1:0.5" --trace "$work/bad" --trace-window 1:0.5
+grep -q 'END must be after START' "$work/err" || fail "window 1:0.5: unclear message: $(cat "$work/err")"
+bad_case "window past the end" --trace "$work/bad" --trace-window 2:3
+bad_case "window not a number" --trace "$work/bad" --trace-window a:b
+bad_case "unknown event" --trace "$work/bad" --trace-events tlb_flush,nosuch
+grep -q "nosuch" "$work/err" || fail "unknown event: message does not name it: $(cat "$work/err")"
+bad_case "--trace-max-mb 0" --trace "$work/bad" --trace-max-mb 0
+bad_case "window without --trace" --trace-window 1:2
+bad_case "unwritable directory" --trace "$work/nonexistent/bad"
+# over the size limit: the report is printed, the trace refused with exit 2
+rc=0
+"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/big" --trace-max-mb 1 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" = 2 ] || fail "over --trace-max-mb: exit status $rc, expected 2"
+grep -q 'trace-window' "$work/err" || fail "over the limit: message does not suggest --trace-window: $(cat "$work/err")"
+! ls "$work"/big* >/dev/null 2>&1 || fail "over the limit: files written: $(ls "$work"/big*)"
+grep -q '^numa_pages_migrated' "$work/out" || fail "over the limit: the report was not printed"
+echo ok
