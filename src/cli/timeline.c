@@ -777,8 +777,8 @@ static void summary(const struct tl *L, FILE *out)
 	}
 	if (clear_inside)
 		fprintf(out, "note: %ld %s unmapped inside the mmu_gather's traced time but saw "
-			"pending clear:\n  the model runs a chunk's last PTE table and tlb_finish_mmu "
-			"as one step\n  (from %.3f ms), and drops pending when that step starts\n",
+			"pending clear:\n  a model step applies its state changes when it starts "
+			"(last step from %.3f ms)\n",
 			clear_inside, plural(clear_inside, "migration", "migrations"),
 			(double)last_start / 1e6);
 }

@@ -72,8 +72,10 @@ static void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 
 /* tlb_finish_mmu: if another gather is open on the mm, a PTE this one did
  * not see may have been changed under it, so flush everything (fullmm, with
- * freed_tables, which also IPIs lazy CPUs).  Then drop the pending count. */
-void tlb_finish_mmu(struct mmu_gather *tlb)
+ * freed_tables, which also IPIs lazy CPUs).  Then drop the pending count.
+ * The scanner runs the two halves as separate steps, so the count stays up
+ * while the flush takes its simulated time. */
+void tlb_finish_mmu_flush(struct mmu_gather *tlb)
 {
 	if (mm_tlb_flush_nested(tlb->mm)) {
 		tlb->fullmm = true;
@@ -83,5 +85,15 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 	tlb->mm->sim->flush_origin = FLUSH_FROM_GATHER;
 	tlb_flush_mmu_tlbonly(tlb);
 	tlb->mm->sim->flush_origin = FLUSH_FROM_OTHER;
+}
+
+void tlb_finish_mmu_done(struct mmu_gather *tlb)
+{
 	dec_tlb_flush_pending(tlb->mm);
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	tlb_finish_mmu_flush(tlb);
+	tlb_finish_mmu_done(tlb);
 }

@@ -41,6 +41,9 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
 void tlb_flush_pte_range(struct mmu_gather *tlb, uint64_t address, uint64_t size);
 void tlb_flush_pmd_range(struct mmu_gather *tlb, uint64_t address, uint64_t size);
 void tlb_finish_mmu(struct mmu_gather *tlb);
+/* tlb_finish_mmu's halves: the flush, then the pending count's drop. */
+void tlb_finish_mmu_flush(struct mmu_gather *tlb);
+void tlb_finish_mmu_done(struct mmu_gather *tlb);
 
 /* mm/mprotect.c */
 long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,

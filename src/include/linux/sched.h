@@ -46,6 +46,7 @@ struct numa_scan_walk {
 	long huge_updated;
 	struct mmu_gather tlb;
 	bool in_gather;
+	bool finishing;           /* the chunk's flush is done, its close is next */
 	bool vma_done;
 	bool forced;
 	bool retry_pid_inactive;

@@ -399,8 +399,9 @@ static void numa_chunk_open(struct sim *s, struct task_struct *p, struct vm_area
 	p->mm->scan_chunk_end = end;
 }
 
-/* The end of change_prot_numa for the chunk, and task_numa_work's budget. */
-static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_area_struct *vma)
+/* The end of change_prot_numa for the chunk, first half: the counters and
+ * tlb_finish_mmu's flush. */
+static void numa_chunk_flush(struct sim *s, struct task_struct *p)
 {
 	struct numa_scan_walk *w = &p->walk;
 	struct mmu_gather *tlb = &w->tlb;
@@ -415,7 +416,17 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 		     ((tlb->end - tlb->start) >> PAGE_SHIFT) > (uint64_t)s->m.tlb_single_page_flush_ceiling);
 	if (full)
 		s->st.scanner_flushes++;
-	tlb_finish_mmu(tlb);
+	tlb_finish_mmu_flush(tlb);
+}
+
+/* Second half, once the flush is done: tlb_flush_pending drops, and
+ * task_numa_work's budget.  False when the pass is over. */
+static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_area_struct *vma)
+{
+	struct numa_scan_walk *w = &p->walk;
+	struct mmu_gather *tlb = &w->tlb;
+
+	tlb_finish_mmu_done(tlb);
 	w->in_gather = false;
 	p->mm->scan_vma = NULL;
 	s->st.numa_gathers++;
@@ -435,9 +446,10 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 }
 
 /* One step: one PMD of the current chunk (opening the chunk's gather
- * first), or the chunk's close (tlb_finish_mmu and the budget) as a step
- * of its own, so tlb_flush_pending stays raised until the last PTE table
- * is done.  Returns false when the pass is over. */
+ * first), then the chunk's close in two steps of its own -- tlb_finish_mmu's
+ * flush, then the drop of tlb_flush_pending and the budget -- so the count
+ * stays raised until the last PTE table and the flush are done.  Returns
+ * false when the pass is over. */
 bool task_numa_work_step(struct sim *s, struct task_struct *p)
 {
 	struct mm_struct *mm = p->mm;
@@ -454,6 +466,12 @@ bool task_numa_work_step(struct sim *s, struct task_struct *p)
 			w->addr = w->end;
 		return true; /* the next step changes the next table or closes the chunk */
 	}
+	if (!w->finishing) {
+		numa_chunk_flush(s, p);
+		w->finishing = true;
+		return true;
+	}
+	w->finishing = false;
 	if (!numa_chunk_close(s, p, vma)) {
 		numa_scan_end(s, p, false);
 		return false;
