@@ -79,7 +79,6 @@ static void cost_defaults(struct cost_model *c)
 	c->migrate_setup_ns = 2500;
 	c->copy_page_ns = 500; /* local 4 KiB copy; scaled by SLIT distance */
 	c->remap_ns = 500;
-	c->ptl_hold_ns = 200;
 }
 
 void machine_defaults(struct machine *m)

@@ -44,7 +44,6 @@ struct cost_model {
 	double migrate_setup_ns;     /* isolate, allocate dst, lock, rmap walk, unmap */
 	double copy_page_ns;         /* copy 4 KiB when source and destination are local */
 	double remap_ns;             /* remove_migration_ptes, putback, per folio */
-	double ptl_hold_ns;          /* a fault's hold of the PTL */
 };
 
 struct machine {

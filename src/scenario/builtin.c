@@ -73,7 +73,6 @@ static const char seed_text[] =
 	"# - no separate hot set.\n"
 	"hot_fraction = 0\n"
 	"hot_access_share = 0\n"
-	"write_fraction = 0.5\n"
 	"# Compute per operation besides its one memory access, ns.\n"
 	"cpu_ns_per_op = 100\n"
 	"# false: each process maps its own private anonymous memory.\n"
@@ -129,7 +128,6 @@ static const char seed_text[] =
 	"private_access_share = 0.5\n"                                                 \
 	"hot_fraction = 0.1\n"                                                         \
 	"hot_access_share = 0.8\n"                                                     \
-	"write_fraction = 0.5\n"                                                       \
 	"cpu_ns_per_op = 100\n"                                                        \
 	"shared_first_touch = interleave\n"                                            \
 	"private_first_touch = local\n"                                                \

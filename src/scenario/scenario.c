@@ -28,8 +28,7 @@
 	X(ipi_send_base_ns) X(ipi_send_per_cpu_ns) X(ipi_latency_ns)       \
 	X(ipi_handler_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
 	X(pte_update_ns) X(pte_skip_ns) X(pte_table_ns) X(gather_ns)       \
-	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)   \
-	X(ptl_hold_ns)
+	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
@@ -39,13 +38,13 @@ enum key_id {
 #undef COST_ID
 	K_NUMA_BALANCING, K_SCAN_DELAY, K_SCAN_MIN, K_SCAN_MAX, K_SCAN_SIZE, K_FLUSH_CEILING,
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
-	K_HOT_FRACTION, K_HOT_SHARE, K_WRITE_FRACTION, K_CPU_NS, K_SHARED_FT,
+	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
 
-#define NR_COST_KEYS (K_COST_ptl_hold_ns - K_COST_dram_local_ns + 1)
+#define NR_COST_KEYS (K_COST_remap_ns - K_COST_dram_local_ns + 1)
 _Static_assert(sizeof(struct cost_model) == NR_COST_KEYS * sizeof(double),
 	       "struct cost_model changed: add the field to COST_FIELDS in scenario.c");
 _Static_assert(NR_KEYS <= SCENARIO_MAX_KEYS, "raise SCENARIO_MAX_KEYS");
@@ -119,7 +118,6 @@ static const struct key_def keys[NR_KEYS] = {
 	FRACTION(PRIVATE_SHARE, private_access_share),
 	FRACTION(HOT_FRACTION, hot_fraction),
 	FRACTION(HOT_SHARE, hot_access_share),
-	FRACTION(WRITE_FRACTION, write_fraction),
 	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, false },
 	[K_SHARED_FT] = { "workload", "shared_first_touch", KT_FIRST_TOUCH,
 			  OFF(w.shared_first_touch), 0, 0, false },

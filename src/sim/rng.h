@@ -23,8 +23,7 @@ struct rng {
 };
 
 enum rng_purpose {
-	RNG_PLACEMENT = 1,
-	RNG_THREAD,
+	RNG_THREAD = 2, /* stream numbers are part of the results: keep them */
 	RNG_WORKLOAD,
 };
 

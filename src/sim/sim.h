@@ -209,7 +209,7 @@ static inline void tlb_refill_at(struct sim *s, struct cpu_state *c, uint64_t no
 {
 	/* A TLB flushed a moment ago holds only what was refilled since, and
 	 * refilling runs at about one walk per entry: cap by the time elapsed. */
-	double full = s->m.tlb_entries * s->m.cost.page_walk_ns;
+	double full = machine_tlb_refill_ns(&s->m);
 	double since = (double)(now - c->last_full_flush);
 	double ns = since < full ? since : full;
 	c->cost[COST_TLB_REFILL] += ns;

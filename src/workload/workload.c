@@ -27,7 +27,6 @@ void workload_defaults(struct workload_params *p)
 	p->private_access_share = 0.5;
 	p->hot_fraction = 0.1;
 	p->hot_access_share = 0.8;
-	p->write_fraction = 0.5;
 	p->cpu_ns_per_op = 100;
 	p->main_thread_works = true;
 	p->shared_first_touch = FT_INTERLEAVE;
@@ -388,11 +387,6 @@ static double task_op_ns(struct sim *s, const struct task_struct *t)
 static double task_op_ns_local(struct sim *s)
 {
 	return s->w.p.cpu_ns_per_op + s->m.cost.dram_local_ns;
-}
-
-double workload_task_rate(struct sim *s, const struct task_struct *p)
-{
-	return s->w.task_rate[p->idx];
 }
 
 static void refresh_page_rates(struct sim *s);

@@ -33,7 +33,6 @@ struct workload_params {
 	double private_access_share; /* of a thread's touches going to its slice */
 	double hot_fraction;         /* of the pages of each region */
 	double hot_access_share;     /* of the touches going to the hot set */
-	double write_fraction;       /* of touches that write */
 	double cpu_ns_per_op;        /* compute per operation, besides the memory access */
 	enum first_touch shared_first_touch;
 	enum first_touch private_first_touch;
@@ -96,7 +95,5 @@ void workload_account(struct sim *s, uint64_t now);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);
-/* Nominal operations per second of @p right now (for the fault process). */
-double workload_task_rate(struct sim *s, const struct task_struct *p);
 
 #endif
