@@ -23,6 +23,8 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	uint64_t t_start = sim_now(s), first = addr;
 	bool flushed = false;
 
+	if (t->lazy) /* simulator: the table's pages exist from here on */
+		workload_materialize_table(vma, t);
 	/* pte_offset_map_lock */
 	if (t->ptl_free_at > sim_now(s))
 		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - sim_now(s)));
@@ -77,6 +79,8 @@ static long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 	struct folio folio = page_folio(vma->store, vma_store_idx(vma, start));
 	bool spst = !(vma->vm_flags & VM_SHARED) && vma->vm_mm->mm_users == 1;
 
+	if (t->lazy)
+		workload_materialize_table(vma, t);
 	charge(s, COST_SCAN, s->m.cost.pte_table_ns);
 	if (t->pmd_protnone || !folio_can_map_prot_numa(folio, vma, spst))
 		return 0;

@@ -88,6 +88,8 @@ int workload_build(struct sim *s, char *err, size_t errlen);
 void workload_free(struct sim *s);
 /* Initial rates, once tasks and memory exist. */
 int workload_start(struct sim *s);
+/* Write a lazily built table's pages and PTEs (their first-touch state). */
+void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t);
 /* Touch group @g's timer expired: pick a page and a thread, fault. */
 void workload_group_touch(struct sim *s, int g, uint64_t now);
 /* Integrate throughput up to @now. */

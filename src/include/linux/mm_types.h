@@ -124,6 +124,9 @@ struct pte_table {
 	uint16_t nr_protnone_hot, nr_protnone_cold;
 	uint16_t nr_hot;         /* hot pages in the table (workload) */
 	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
+	bool lazy;               /* simulator: pages and PTEs not written yet (all at
+				  * their first-touch state on home_nid) */
+	uint8_t home_nid;
 	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
 	uint32_t rank;           /* 1-based position among its touch group's tables */
