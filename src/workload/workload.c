@@ -331,6 +331,7 @@ void workload_free(struct sim *s)
 	free(s->w.grp_count);
 	free(s->w.grp_tables);
 	free(s->w.touch_ctr);
+	free(s->w.touch_key);
 	free(s->w.fen_hot);
 	free(s->w.fen_cold);
 	free(s->w.pn_hot);
@@ -538,11 +539,15 @@ static int build_groups(struct sim *s)
 	w->pn_hot = calloc((size_t)n, sizeof(uint64_t));
 	w->pn_cold = calloc((size_t)n, sizeof(uint64_t));
 	w->touch_ctr = calloc((size_t)n, sizeof(uint64_t));
+	w->touch_key = malloc((size_t)n * sizeof(uint64_t));
+	if (w->touch_key)
+		for (int g = 0; g < n; g++) /* each group's stream, keyed once */
+			w->touch_key[g] = rng_stream(s->seed, RNG_THREAD, (uint64_t)g).key;
 	w->grp_tables = malloc(sizeof(uint32_t) * (total ? total : 1));
 	w->fen_hot = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
 	w->fen_cold = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
 	uint32_t *fill = calloc((size_t)n, sizeof(uint32_t));
-	if (!w->grp_first || !w->grp_count || !w->pn_hot || !w->pn_cold || !w->touch_ctr ||
+	if (!w->grp_first || !w->grp_count || !w->pn_hot || !w->pn_cold || !w->touch_ctr || !w->touch_key ||
 	    !w->grp_tables || !w->fen_hot || !w->fen_cold || !fill) {
 		free(fill);
 		return -1;
@@ -601,8 +606,7 @@ static uint32_t fen_find(const uint32_t *tree, uint32_t n, uint64_t k, uint32_t 
 
 static inline struct rng group_rng(struct sim *s, int g)
 {
-	struct rng r = rng_stream(s->seed, RNG_THREAD, (uint64_t)g);
-	r.ctr = s->w.touch_ctr[g];
+	struct rng r = { s->w.touch_key[g], s->w.touch_ctr[g] };
 	return r;
 }
 

@@ -67,6 +67,7 @@ struct workload {
 	uint32_t *fen_hot, *fen_cold;/* per group a 1-based tree at grp_first + group */
 	uint64_t *pn_hot, *pn_cold;  /* [group]: its PROT_NONE pages */
 	uint64_t *touch_ctr;         /* [group]: draws of its random stream */
+	uint64_t *touch_key;         /* [group]: its stream's key */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
