@@ -141,7 +141,7 @@ bool do_numa_page(struct vm_fault *vmf)
 	p->fault = (struct numa_fault_ctx){
 		.vma = vma, .addr = vmf->address, .folio = folio, .target_nid = target,
 		.last_cpupid = last_cpupid, .flags = flags, .folio_nid_at_fault = nid,
-		.nr_pages = nr_pages, .fault_time = s->t0,
+		.nr_pages = nr_pages,
 	};
 	return true;
 

@@ -112,16 +112,6 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 	folio_putback(folio);
 }
 
-/* Undo an unmapped folio that will not move (not reached in the model's
- * ASYNC paths, kept for the sync ones): remap to the old node. */
-static void migrate_folio_undo(struct sim *s, struct migrate_ctx *ctx, int i)
-{
-	struct folio folio = ctx->folios[i];
-	s->node_free_pages[ctx->target_nid] += folio_nr_pages(folio);
-	remove_migration_ptes(s, folio);
-	folio_putback(folio);
-}
-
 static double copy_cost(const struct sim *s, struct folio folio, int to)
 {
 	int from = folio_nid(folio);
@@ -235,7 +225,6 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 	count_vm_events(s, PGMIGRATE_FAIL, ctx->nr_failed_pages);
 	trace(s, TR_MIGRATE_PAGES, s->cpu, current_pid(s), sim_now(s), 0, (int64_t)ctx->nr_succeeded,
 	      (int64_t)ctx->nr_failed_pages, ctx->mode, ctx->reason);
-	(void)migrate_folio_undo;
 	return nr_failed;
 }
 

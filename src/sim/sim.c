@@ -344,8 +344,8 @@ static void record_migration(struct sim *s, struct task_struct *p)
 	struct numa_fault_ctx *f = &p->fault;
 	struct mm_struct *mm = p->mm;
 	s->st.migrations++;
-	if (mm->tlb_flush_pending)
-		s->st.migr_saw_pending++;
+	f->saw_pending = mm->tlb_flush_pending > 0;
+	s->st.migr_saw_pending += f->saw_pending;
 	if (f->overlapped_pass || mm->scan_pass_running) {
 		s->st.migr_overlap_pass++;
 		if (mm->scan_vma == f->vma && f->addr >= mm->scan_chunk_start &&
@@ -368,7 +368,6 @@ static void run_activity(struct sim *s, struct task_struct *p, uint64_t now)
 			abort();
 		record_migration(s, p);
 		p->fault.unmap_time = now;
-		p->fault.saw_pending = p->mm->tlb_flush_pending > 0;
 		migrate_misplaced_folio_begin(s, p->mctx, p->fault.folio, p->fault.target_nid);
 		act_at(s, p, ACT_MIGRATE_MOVE);
 		break;

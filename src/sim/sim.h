@@ -113,7 +113,6 @@ struct sim {
 	int cpu;                          /* smp_processor_id() */
 
 	struct sim_stats st;
-	uint64_t ops_last;                /* for the throughput time series */
 	bool progress;
 	FILE *progress_out;
 	struct trace_buf *trace;          /* NULL: not tracing */

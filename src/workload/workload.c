@@ -231,7 +231,6 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			}
 			fs->pg[idx].mapcount++;
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
-			t->nr_hot += hot;
 		}
 		mm->rss_pages += i1 - i0;
 	}

@@ -13,19 +13,10 @@
 #include "linux/mm.h"
 #include "unit/helpers/testsim.h"
 
-static int teardown(void **state)
-{
-	if (*state)
-		testsim_free(*state);
-	*state = NULL;
-	return 0;
-}
 
 static struct sim *mk(void **state)
 {
-	struct sim *s = testsim_new("v7.3", FLUSH_X86_IPI);
-	*state = s;
-	return s;
+	return testsim_mk(state, "v7.3", FLUSH_X86_IPI);
 }
 
 static void make_protnone(struct sim *s, uint64_t first, uint64_t n)
@@ -156,12 +147,12 @@ static void test_change_pte_range_no_batch_no_pending_flush(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, teardown),
-		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, teardown),
-		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, teardown),
-		cmocka_unit_test_teardown(test_change_pte_range_flushes_batched_pending_once_per_table, teardown),
-		cmocka_unit_test_teardown(test_change_prot_numa_two_tables_one_pending_flush, teardown),
-		cmocka_unit_test_teardown(test_change_pte_range_no_batch_no_pending_flush, teardown),
+		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_flushes_batched_pending_once_per_table, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_prot_numa_two_tables_one_pending_flush, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_no_batch_no_pending_flush, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("mprotect", tests, NULL, NULL);
 }

@@ -13,19 +13,10 @@
 #include "linux/sched/numa_balancing.h"
 #include "unit/helpers/testsim.h"
 
-static int teardown(void **state)
-{
-	if (*state)
-		testsim_free(*state);
-	*state = NULL;
-	return 0;
-}
 
 static struct sim *mk(void **state)
 {
-	struct sim *s = testsim_new("v7.3", FLUSH_X86_IPI);
-	*state = s;
-	return s;
+	return testsim_mk(state, "v7.3", FLUSH_X86_IPI);
 }
 
 static struct folio folio_at(struct sim *s, uint64_t page)
@@ -263,20 +254,20 @@ static void test_scan_period_shortens_when_shared_and_remote(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_two_stage_filter_refuses_first_sample_from_other_node, teardown),
-		cmocka_unit_test_teardown(test_two_stage_filter_passes_second_sample_from_same_node, teardown),
-		cmocka_unit_test_teardown(test_mpol_misplaced_two_stage_filter, teardown),
-		cmocka_unit_test_teardown(test_early_life_bypass_first_fault_migrates, teardown),
-		cmocka_unit_test_teardown(test_early_life_bypass_private_fault_from_other_node, teardown),
-		cmocka_unit_test_teardown(test_no_bypass_for_settled_task_first_fault_in_group, teardown),
-		cmocka_unit_test_teardown(test_mpol_misplaced_local_folio_keeps_last_cpupid, teardown),
-		cmocka_unit_test_teardown(test_task_scan_min_max_rss_3gib, teardown),
-		cmocka_unit_test_teardown(test_task_scan_min_max_rss_up_to_256mib, teardown),
-		cmocka_unit_test_teardown(test_scan_period_doubles_without_faults, teardown),
-		cmocka_unit_test_teardown(test_scan_period_doubling_bounded_by_max, teardown),
-		cmocka_unit_test_teardown(test_scan_period_doubles_after_failed_migrations, teardown),
-		cmocka_unit_test_teardown(test_scan_period_lengthens_when_faults_mostly_private, teardown),
-		cmocka_unit_test_teardown(test_scan_period_shortens_when_shared_and_remote, teardown),
+		cmocka_unit_test_teardown(test_two_stage_filter_refuses_first_sample_from_other_node, testsim_teardown),
+		cmocka_unit_test_teardown(test_two_stage_filter_passes_second_sample_from_same_node, testsim_teardown),
+		cmocka_unit_test_teardown(test_mpol_misplaced_two_stage_filter, testsim_teardown),
+		cmocka_unit_test_teardown(test_early_life_bypass_first_fault_migrates, testsim_teardown),
+		cmocka_unit_test_teardown(test_early_life_bypass_private_fault_from_other_node, testsim_teardown),
+		cmocka_unit_test_teardown(test_no_bypass_for_settled_task_first_fault_in_group, testsim_teardown),
+		cmocka_unit_test_teardown(test_mpol_misplaced_local_folio_keeps_last_cpupid, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_scan_min_max_rss_3gib, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_scan_min_max_rss_up_to_256mib, testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_doubles_without_faults, testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_doubling_bounded_by_max, testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_doubles_after_failed_migrations, testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_lengthens_when_faults_mostly_private, testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_shortens_when_shared_and_remote, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("numa_filter", tests, NULL, NULL);
 }

@@ -12,19 +12,10 @@
 #include "linux/mm.h"
 #include "unit/helpers/testsim.h"
 
-static int teardown(void **state)
-{
-	if (*state)
-		testsim_free(*state);
-	*state = NULL;
-	return 0;
-}
 
 static struct sim *mk(void **state, const char *kernel)
 {
-	struct sim *s = testsim_new(kernel, FLUSH_X86_IPI);
-	*state = s;
-	return s;
+	return testsim_mk(state, kernel, FLUSH_X86_IPI);
 }
 
 static uint32_t pending_gen(const struct mm_struct *mm)
@@ -216,18 +207,18 @@ static void test_flush_side_keeps_flushed_gen_if_a_later_batch_raced(void **stat
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v6_4, teardown),
-		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v7_3, teardown),
-		cmocka_unit_test_teardown(test_ubc_records_inaccessible_protnone_v6_3, teardown),
-		cmocka_unit_test_teardown(test_ubc_records_present_pte_v7_3, teardown),
-		cmocka_unit_test_teardown(test_ubc_records_protnone_while_flush_pending_v7_3, teardown),
-		cmocka_unit_test_teardown(test_ubc_pending_overflow_resets_word_to_one, teardown),
-		cmocka_unit_test_teardown(test_ubc_pending_at_large_still_increments, teardown),
-		cmocka_unit_test_teardown(test_flush_batched_pending_flushes_once_per_generation, teardown),
-		cmocka_unit_test_teardown(test_flush_batched_pending_nothing_recorded_no_flush, teardown),
-		cmocka_unit_test_teardown(test_try_to_unmap_flush_keeps_flushed_gen_v7_3, teardown),
-		cmocka_unit_test_teardown(test_try_to_unmap_flush_advances_flushed_gen_flush_side, teardown),
-		cmocka_unit_test_teardown(test_flush_side_keeps_flushed_gen_if_a_later_batch_raced, teardown),
+		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v6_4, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v7_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_records_inaccessible_protnone_v6_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_records_present_pte_v7_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_records_protnone_while_flush_pending_v7_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_pending_overflow_resets_word_to_one, testsim_teardown),
+		cmocka_unit_test_teardown(test_ubc_pending_at_large_still_increments, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_batched_pending_flushes_once_per_generation, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_batched_pending_nothing_recorded_no_flush, testsim_teardown),
+		cmocka_unit_test_teardown(test_try_to_unmap_flush_keeps_flushed_gen_v7_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_try_to_unmap_flush_advances_flushed_gen_flush_side, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_side_keeps_flushed_gen_if_a_later_batch_raced, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("rmap", tests, NULL, NULL);
 }

@@ -11,20 +11,8 @@
 #include "linux/mm.h"
 #include "unit/helpers/testsim.h"
 
-static int teardown(void **state)
-{
-	if (*state)
-		testsim_free(*state);
-	*state = NULL;
-	return 0;
-}
 
-static struct sim *mk(void **state, const char *kernel, enum flush_engine engine)
-{
-	struct sim *s = testsim_new(kernel, engine);
-	*state = s;
-	return s;
-}
+#define mk testsim_mk
 
 static unsigned long long ev(struct sim *s, int cpu, enum vm_event_item item)
 {
@@ -300,21 +288,21 @@ static void test_lone_gather_flushes_one_page(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_x86, teardown),
-		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_arm64, teardown),
-		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_x86, teardown),
-		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_arm64, teardown),
-		cmocka_unit_test_teardown(test_flush_over_ceiling_becomes_full_flush, teardown),
-		cmocka_unit_test_teardown(test_flush_at_ceiling_stays_per_page, teardown),
-		cmocka_unit_test_teardown(test_flush_two_pages_counts_local_flush_one_per_page, teardown),
-		cmocka_unit_test_teardown(test_receiver_counts_ipi_even_when_tlb_gen_current, teardown),
-		cmocka_unit_test_teardown(test_receiver_behind_tlb_gen_refills, teardown),
-		cmocka_unit_test_teardown(test_x86_ipi_flush_interrupts_other_cpus, teardown),
-		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, teardown),
-		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, teardown),
-		cmocka_unit_test_teardown(test_arm64_flushes_send_no_ipis, teardown),
-		cmocka_unit_test_teardown(test_nested_gather_finishes_with_full_flush, teardown),
-		cmocka_unit_test_teardown(test_lone_gather_flushes_one_page, teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_x86, testsim_teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_protnone_only_while_flush_pending_arm64, testsim_teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_x86, testsim_teardown),
+		cmocka_unit_test_teardown(test_pte_accessible_present_always_none_and_migration_never_arm64, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_over_ceiling_becomes_full_flush, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_at_ceiling_stays_per_page, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_two_pages_counts_local_flush_one_per_page, testsim_teardown),
+		cmocka_unit_test_teardown(test_receiver_counts_ipi_even_when_tlb_gen_current, testsim_teardown),
+		cmocka_unit_test_teardown(test_receiver_behind_tlb_gen_refills, testsim_teardown),
+		cmocka_unit_test_teardown(test_x86_ipi_flush_interrupts_other_cpus, testsim_teardown),
+		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, testsim_teardown),
+		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, testsim_teardown),
+		cmocka_unit_test_teardown(test_arm64_flushes_send_no_ipis, testsim_teardown),
+		cmocka_unit_test_teardown(test_nested_gather_finishes_with_full_flush, testsim_teardown),
+		cmocka_unit_test_teardown(test_lone_gather_flushes_one_page, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("tlb", tests, NULL, NULL);
 }

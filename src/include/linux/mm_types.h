@@ -122,7 +122,6 @@ struct pte_table {
 	uint64_t protnone_hot[8];
 	uint64_t protnone_cold[8];
 	uint16_t nr_protnone_hot, nr_protnone_cold;
-	uint16_t nr_hot;         /* hot pages in the table (workload) */
 	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
 	bool lazy;               /* simulator: pages and PTEs not written yet (all at
 				  * their first-touch state on home_nid) */

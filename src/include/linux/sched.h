@@ -68,8 +68,6 @@ struct numa_fault_ctx {
 	int nr_pages;
 	bool saw_pending;         /* tlb_flush_pending at try_to_migrate_one */
 	bool overlapped_pass;
-	bool in_scanned_chunk;
-	uint64_t fault_time;
 	uint64_t unmap_time;
 };
 

@@ -76,3 +76,18 @@ unsigned long long testsim_tlb_irqs(struct sim *s)
 		n += s->cpus[c].irq_tlb_count;
 	return n;
 }
+
+struct sim *testsim_mk(void **state, const char *kernel, enum flush_engine engine)
+{
+	struct sim *s = testsim_new(kernel, engine);
+	*state = s;
+	return s;
+}
+
+int testsim_teardown(void **state)
+{
+	if (*state)
+		testsim_free(*state);
+	*state = NULL;
+	return 0;
+}

@@ -17,5 +17,8 @@ pte_t *testsim_pte(struct sim *s, uint64_t page);
 uint64_t testsim_addr(struct sim *s, uint64_t page);
 unsigned long long testsim_event(struct sim *s, enum vm_event_item item);
 unsigned long long testsim_tlb_irqs(struct sim *s);
+/* cmocka fixture helpers: a world kept in *state, freed by the teardown. */
+struct sim *testsim_mk(void **state, const char *kernel, enum flush_engine engine);
+int testsim_teardown(void **state);
 
 #endif
