@@ -1,7 +1,7 @@
 /* Run-time choice of the architecture's TLB code, by the machine's flush
  * engine.  The kernel makes this choice at build time. */
 #include "asm/tlbflush.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 bool pte_accessible(struct mm_struct *mm, pte_t pte)
 {

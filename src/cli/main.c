@@ -16,7 +16,7 @@
 #include "kernel/variants.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 #include "trace/writers.h"
 
 

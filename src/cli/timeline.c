@@ -25,7 +25,7 @@
 #include "cli/cli.h"
 #include "linux/mm_types.h"
 #include "scenario/scenario.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 #include "trace/trace.h"
 #include "trace/writers.h"
 
@@ -785,7 +785,7 @@ static void summary(const struct tl *L, FILE *out)
 
 static int analyse(const struct sim *s, const struct scenario *sc, long want, FILE *out)
 {
-	const struct trace_buf *t = s->trace;
+	const struct trace_buf *t = s->e.trace;
 	struct tl L = { .s = s, .t = t };
 	L.pid_min = INT32_MAX;
 	L.pid_max = INT32_MIN;
@@ -894,16 +894,16 @@ int cmd_timeline(int argc, char **argv)
 						      (1u << TR_MIGRATE_PAGES) |
 						      (1u << TR_SET_MIGRATION_PTE) |
 						      (1u << TR_REMOVE_MIGRATION_PTE));
-			s->trace = trace_new(0, UINT64_MAX, mask, TIMELINE_MAX_EVENTS);
-			if (!s->trace) {
+			s->e.trace = trace_new(0, UINT64_MAX, mask, TIMELINE_MAX_EVENTS);
+			if (!s->e.trace) {
 				fprintf(stderr, "numasim timeline: out of memory\n");
 				rc = 1;
 			} else {
 				sim_run(s);
-				if (s->trace->dropped)
+				if (s->e.trace->dropped)
 					fprintf(stderr, "numasim timeline: warning: %llu trace events "
 						"dropped (buffer full); try a shorter --duration\n",
-						(unsigned long long)s->trace->dropped);
+						(unsigned long long)s->e.trace->dropped);
 				rc = analyse(s, sc, a.pass, stdout);
 				if (fflush(stdout) != 0 || ferror(stdout)) {
 					fprintf(stderr, "numasim timeline: cannot write to stdout\n");

@@ -13,7 +13,8 @@
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
+#include "workload/touch.h"
 
 static void ptl_lock(struct sim *s, struct pte_table *t)
 {
@@ -43,7 +44,7 @@ void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vm
 	pte_t pte = PTE_PRESENT | PTE_YOUNG | (*ptep & (PTE_DIRTY | PTE_SIM_HOT));
 	if (writable)
 		pte |= PTE_WRITE;
-	set_pte_at(vma->vm_mm, addr, ptep, pte);
+	set_pte_at(vma, addr, ptep, pte);
 }
 
 /* numa_rebuild_large_mapping: restore every PROT_NONE PTE of the folio that
@@ -133,10 +134,10 @@ bool do_numa_page(struct vm_fault *vmf)
 	 * b99a342d4f11 the PTE stays PROT_NONE until the migration remaps it */
 	if (!s->k.numa_delay_mapping) {
 		rebuild_mapping(vmf, folio, ptep, writable, false);
-		workload_rearm_table(s, vma, t);
+		touch_changed(&s->w.touch, t->group);
 	}
 	ptl_unlock(s, t);
-	trace(s, TR_HINT_FAULT, s->cpu, p->pid, s->t0, sim_now(s) - s->t0, (int64_t)vmf->address, nid,
+	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0, (int64_t)vmf->address, nid,
 	      target, flags);
 	p->fault = (struct numa_fault_ctx){
 		.vma = vma, .addr = vmf->address, .folio = folio, .target_nid = target,
@@ -148,9 +149,9 @@ bool do_numa_page(struct vm_fault *vmf)
 out_map:
 	rebuild_mapping(vmf, folio, ptep, writable, false);
 	ptl_unlock(s, t);
-	trace(s, TR_HINT_FAULT, s->cpu, p->pid, s->t0, sim_now(s) - s->t0, (int64_t)vmf->address, nid,
+	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0, (int64_t)vmf->address, nid,
 	      NUMA_NO_NODE, flags);
-	workload_rearm_table(s, vma, t);
+	touch_changed(&s->w.touch, t->group);
 	if (nid != NUMA_NO_NODE)
 		task_numa_fault(s, last_cpupid, nid, nr_pages, flags);
 	return false;
@@ -181,6 +182,6 @@ void do_numa_page_migrated(struct sim *s, bool migrated)
 	struct vm_fault vmf = { .vma = vma, .address = f->addr, .orig_pte = *ptep };
 	rebuild_mapping(&vmf, f->folio, ptep, false, true); /* writable = false, ignore_writable */
 	ptl_unlock(s, t);
-	workload_rearm_table(s, vma, t);
+	touch_changed(&s->w.touch, t->group);
 	task_numa_fault(s, f->last_cpupid, folio_nid(f->folio), f->nr_pages, f->flags);
 }

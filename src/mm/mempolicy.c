@@ -5,7 +5,7 @@
  * memcg counters. */
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 static bool is_cow_mapping(unsigned long flags)
 {
@@ -65,7 +65,7 @@ int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr
 {
 	struct sim *s = vma->vm_mm->sim;
 	int curnid = folio_nid(folio);
-	int thiscpu = s->cpu;
+	int thiscpu = s->e.cpu;
 	int thisnid = numa_node_id(s);
 	(void)addr;
 

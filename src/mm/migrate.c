@@ -14,7 +14,7 @@
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 #define EAGAIN 11
 #define EACCES 13
@@ -192,7 +192,7 @@ static void next_batch(struct migrate_ctx *ctx)
 
 void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx)
 {
-	trace(s, TR_MIGRATE_START, s->cpu, current_pid(s), sim_now(s), 0, ctx->mode, ctx->reason, 0, 0);
+	trace(s, TR_MIGRATE_START, s->e.cpu, current_pid(s), sim_now(s), 0, ctx->mode, ctx->reason, 0, 0);
 	ctx->nr_succeeded = ctx->nr_failed_pages = 0;
 	ctx->batch_start = ctx->batch_end = 0;
 	for (int i = 0; i < ctx->nr; i++)
@@ -223,7 +223,7 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 	}
 	count_vm_events(s, PGMIGRATE_SUCCESS, ctx->nr_succeeded);
 	count_vm_events(s, PGMIGRATE_FAIL, ctx->nr_failed_pages);
-	trace(s, TR_MIGRATE_PAGES, s->cpu, current_pid(s), sim_now(s), 0, (int64_t)ctx->nr_succeeded,
+	trace(s, TR_MIGRATE_PAGES, s->e.cpu, current_pid(s), sim_now(s), 0, (int64_t)ctx->nr_succeeded,
 	      (int64_t)ctx->nr_failed_pages, ctx->mode, ctx->reason);
 	return nr_failed;
 }

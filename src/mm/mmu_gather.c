@@ -5,7 +5,7 @@
  * gathers never span VMAs). */
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 void inc_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending++; }
 void dec_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending--; }

@@ -5,7 +5,8 @@
  * (the model changes a large folio's PTEs one by one, same result). */
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
+#include "workload/touch.h"
 
 /* change_pte_range: one PTE table, under its PTL.  Flush any batched
  * unmaps first (flush_tlb_batched_pending), then make every present,
@@ -57,15 +58,15 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		}
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_at(mm, addr, ptep, newpte);
+		set_pte_at(vma, addr, ptep, newpte);
 		tlb_flush_pte_range(tlb, addr, PAGE_SIZE); /* present -> PROT_NONE needs a flush */
 		pages++;
 	}
 	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
 				     (double)(looked - pages) * cm->pte_skip_ns);
 	t->ptl_free_at = sim_now(s);
-	workload_rearm_table(s, vma, t);
-	trace(s, TR_PTE_TABLE, s->cpu, current_pid(s), t_start, sim_now(s) - t_start, (int64_t)first,
+	touch_changed(&s->w.touch, t->group);
+	trace(s, TR_PTE_TABLE, s->e.cpu, current_pid(s), t_start, sim_now(s) - t_start, (int64_t)first,
 	      pages, flushed, 0);
 	return pages;
 }
@@ -88,11 +89,11 @@ static long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
 		if (pte_present(*ptep))
-			set_pte_at(vma->vm_mm, start + i * PAGE_SIZE, ptep,
+			set_pte_at(vma, start + i * PAGE_SIZE, ptep,
 				   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
 	}
 	tlb_flush_pmd_range(tlb, start, PMD_SIZE);
-	workload_rearm_table(s, vma, t);
+	touch_changed(&s->w.touch, t->group);
 	return HPAGE_PMD_NR;
 }
 

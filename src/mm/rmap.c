@@ -7,7 +7,7 @@
  * markers, soft-dirty, the mmu notifiers and the set_migration_pte trace. */
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx)
 {
@@ -39,7 +39,7 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 
 	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
 	tlb_ubc->flush_required = true;
-	trace(s, TR_BATCH_RECORDED, s->cpu, current_pid(s), sim_now(s), 0, (int64_t)start,
+	trace(s, TR_BATCH_RECORDED, s->e.cpu, current_pid(s), sim_now(s), 0, (int64_t)start,
 	      (int64_t)((mm->tlb_flush_batched + 1) & TLB_FLUSH_BATCH_PENDING_MASK), 0, 0);
 
 	uint32_t batch = mm->tlb_flush_batched;
@@ -114,15 +114,15 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 		return;
 	if (should_defer_flush(mm, flags)) {
 		pteval = *ptep; /* ptep_get_and_clear */
-		set_pte_at(mm, addr, ptep, 0);
+		set_pte_at(vma, addr, ptep, 0);
 		set_tlb_ubc_flush_pending(mm, pteval, addr, addr + PAGE_SIZE);
 	} else {
 		pteval = ptep_clear_flush(vma, addr, ptep);
 	}
 	pte_t entry = PTE_MIGRATION | (pteval & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY)) |
 		      (pteval & PTE_SIM_HOT);
-	set_pte_at(mm, addr, ptep, entry);
-	trace(mm->sim, TR_SET_MIGRATION_PTE, mm->sim->cpu, current_pid(mm->sim), sim_now(mm->sim), 0,
+	set_pte_at(vma, addr, ptep, entry);
+	trace(mm->sim, TR_SET_MIGRATION_PTE, mm->sim->e.cpu, current_pid(mm->sim), sim_now(mm->sim), 0,
 	      (int64_t)addr, entry,
 	      (int64_t)folio_order(page_folio(vma->store, vma_store_idx(vma, addr))), 0);
 	vma->store->pg[vma_store_idx(vma, addr)].mapcount--;
@@ -142,7 +142,7 @@ bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t
 		for (unsigned long i = 0; i < nr; i++) {
 			pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
 			pte_t v = *ptep;
-			set_pte_at(vma->vm_mm, start + i * PAGE_SIZE, ptep,
+			set_pte_at(vma, start + i * PAGE_SIZE, ptep,
 				   PTE_MIGRATION | (v & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
 			vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount--;
 		}
@@ -189,9 +189,9 @@ void remove_migration_ptes(struct sim *s, struct folio folio)
 			pte_t pte = PTE_PRESENT | (e & (PTE_YOUNG | PTE_WRITE | PTE_SIM_HOT));
 			if ((e & PTE_DIRTY) && folio_test_dirty(folio))
 				pte |= PTE_DIRTY;
-			set_pte_at(vma->vm_mm, a, ptep, pte);
+			set_pte_at(vma, a, ptep, pte);
 			folio.fs->pg[folio.idx + i].mapcount++;
-			trace(s, TR_REMOVE_MIGRATION_PTE, s->cpu, current_pid(s), sim_now(s), 0,
+			trace(s, TR_REMOVE_MIGRATION_PTE, s->e.cpu, current_pid(s), sim_now(s), 0,
 			      (int64_t)a, pte, (int64_t)folio_order(folio), 0);
 		}
 	}

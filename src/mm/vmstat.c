@@ -1,6 +1,6 @@
 /* /proc/vmstat event counters (mm/vmstat.c names), kept per CPU. */
 #include "linux/vm_event.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[NUMA_PTE_UPDATES] = "numa_pte_updates",
@@ -18,7 +18,7 @@ const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 
 void count_vm_events(struct sim *s, enum vm_event_item item, unsigned long delta)
 {
-	s->cpus[s->cpu].vm_events[item] += delta;
+	s->cpus[s->e.cpu].vm_events[item] += delta;
 }
 
 unsigned long long vm_event_sum(const struct sim *s, enum vm_event_item item)

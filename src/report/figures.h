@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 /* What a finished run leaves for the figures (the sim itself is freed). */
 struct run_result {

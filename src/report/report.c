@@ -47,7 +47,7 @@ static double cost_total(const struct sim *s, int cause)
 {
 	double ns = 0;
 	for (int c = 0; c < s->m.nr_cpus; c++)
-		ns += s->cpus[c].cost[cause];
+		ns += s->e.acct[c].cost[cause];
 	return ns;
 }
 

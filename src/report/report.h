@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 #include "scenario/scenario.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 #define NUMASIM_VERSION "0.1"
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "machine/machine.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 #include "workload/workload.h"
 
 /* Upper bound on the number of INI keys (checked in scenario.c). */

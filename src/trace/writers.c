@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -991,8 +991,8 @@ int trace_attach(struct sim *s, const struct trace_opts *o)
 {
 	if (!o->path)
 		return 0;
-	s->trace = trace_new(o->start, o->end, o->mask, o->max_events);
-	return s->trace ? 0 : -1;
+	s->e.trace = trace_new(o->start, o->end, o->mask, o->max_events);
+	return s->e.trace ? 0 : -1;
 }
 
 static void human_size(uint64_t b, char *out, size_t len)
@@ -1051,9 +1051,9 @@ fail:
 
 int trace_write_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg)
 {
-	if (!o->path || !s->trace)
+	if (!o->path || !s->e.trace)
 		return 0;
-	const struct trace_buf *t = s->trace;
+	const struct trace_buf *t = s->e.trace;
 	char title[512], win[96];
 	if (o->end == UINT64_MAX)
 		snprintf(win, sizeof(win), "%.6f s to the end", (double)o->start / 1e9);

@@ -7,7 +7,8 @@
 
 #include "linux/mm.h"
 #include "sim/bigalloc.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
+#include "workload/touch.h"
 #include "workload/workload.h"
 
 const char *const first_touch_names[NR_FIRST_TOUCH] = {
@@ -323,18 +324,9 @@ void workload_free(struct sim *s)
 	free(s->w.task_rate);
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
-	free(s->w.page_rate);
 	free(s->w.lat_cache);
 	free(s->w.lat_stale);
-	free(s->w.grp_first);
-	free(s->w.grp_count);
-	free(s->w.grp_tables);
-	free(s->w.touch_ctr);
-	free(s->w.touch_key);
-	free(s->w.fen_hot);
-	free(s->w.fen_cold);
-	free(s->w.pn_hot);
-	free(s->w.pn_cold);
+	touch_free(&s->w.touch);
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
@@ -429,25 +421,24 @@ int workload_start(struct sim *s)
 	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
-	s->w.page_rate = calloc(2 * (size_t)(s->nr_tasks + s->nr_mms), sizeof(double));
 	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
 	s->w.lat_stale = malloc((size_t)s->w.nr_classes);
 	if (!s->w.lat_cache || !s->w.lat_stale)
 		return -1;
 	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
-	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || !s->w.page_rate)
+	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
 	refresh_rates(s);
-	return build_groups(s);
+	return 0;
 }
 
 void workload_account(struct sim *s, uint64_t now)
 {
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
-		struct cpu_state *c = &s->cpus[t->cpu];
+		struct cpu_acct *c = &s->e.acct[t->cpu];
 		double span = (double)(now - s->w.last_account);
 		double busy = c->busy_ns - c->busy_at_account;
 		c->busy_at_account = c->busy_ns;
@@ -502,242 +493,51 @@ static void refresh_page_rates(struct sim *s)
 	const struct workload_params *p = &s->w.p;
 	for (int i = 0; i < s->nr_tasks; i++)
 		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.slice_pages,
-			   &s->w.page_rate[2 * i], &s->w.page_rate[2 * i + 1]);
+			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   s->w.shared_pages, &s->w.page_rate[2 * (s->nr_tasks + m)],
-			   &s->w.page_rate[2 * (s->nr_tasks + m) + 1]);
+			   s->w.shared_pages, &s->w.touch.rate[2 * (s->nr_tasks + m)],
+			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
 }
 
-/* ---- touch groups: the hint-fault process ------------------------------ */
-/*
- * A touch group is a set of pages with one set of touchers: a thread's
- * private slice (group = the thread's index; its only toucher is the
- * owner) or a process's shared region (group = nr_tasks + mm id; touched
- * by all its threads).  The group's PROT_NONE pages fault as one Poisson
- * process of the summed rate; Fenwick trees over the group's tables count
- * its PROT_NONE pages (hot and cold) so a touch finds its table in
- * O(log tables) and its page with a bitmap select.
- */
+/* ---- touch groups ---------------------------------------------------------- */
 
-static inline int table_group(const struct sim *s, const struct vm_area_struct *vma,
-			      const struct pte_table *t)
+/* A table's touch group: its owner's slice, or its process's shared region
+ * (with map_shared, the process's own mapping of the common store). */
+static inline uint32_t table_group(const struct sim *s, const struct vm_area_struct *vma,
+				   const struct pte_table *t)
 {
-	return t->owner >= 0 ? t->owner : s->nr_tasks + vma->vm_mm->id;
+	return t->owner >= 0 ? (uint32_t)t->owner : (uint32_t)(s->nr_tasks + vma->vm_mm->id);
 }
 
 static int build_groups(struct sim *s)
 {
-	struct workload *w = &s->w;
-	int n = s->nr_tasks + s->nr_mms;
-	uint32_t total = s->nr_tables;
-
-	w->nr_groups = n;
-	w->grp_first = calloc((size_t)n, sizeof(uint32_t));
-	w->grp_count = calloc((size_t)n, sizeof(uint32_t));
-	w->pn_hot = calloc((size_t)n, sizeof(uint64_t));
-	w->pn_cold = calloc((size_t)n, sizeof(uint64_t));
-	w->touch_ctr = calloc((size_t)n, sizeof(uint64_t));
-	w->touch_key = malloc((size_t)n * sizeof(uint64_t));
-	if (w->touch_key)
-		for (int g = 0; g < n; g++) /* each group's stream, keyed once */
-			w->touch_key[g] = rng_stream(s->seed, RNG_THREAD, (uint64_t)g).key;
-	w->grp_tables = malloc(sizeof(uint32_t) * (total ? total : 1));
-	w->fen_hot = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
-	w->fen_cold = calloc((size_t)total + (size_t)n, sizeof(uint32_t));
-	uint32_t *fill = calloc((size_t)n, sizeof(uint32_t));
-	if (!w->grp_first || !w->grp_count || !w->pn_hot || !w->pn_cold || !w->touch_ctr || !w->touch_key ||
-	    !w->grp_tables || !w->fen_hot || !w->fen_cold || !fill) {
-		free(fill);
-		return -1;
-	}
-	for (uint32_t id = 0; id < s->nr_tables; id++) {
+	struct touch_model *tm = &s->w.touch;
+	uint32_t n = (uint32_t)(s->nr_tasks + s->nr_mms), total = s->nr_tables;
+	uint32_t *group = calloc(total ? total : 1, sizeof(uint32_t));
+	uint32_t *rank = malloc(sizeof(uint32_t) * (total ? total : 1));
+	int rc = -1;
+	if (!group || !rank)
+		goto out;
+	for (uint32_t id = 0; id < total; id++) {
 		struct vm_area_struct *vma = s->table_vma[id];
-		w->grp_count[table_group(s, vma, &vma->tables[id - vma->first_table_id])]++;
+		group[id] = table_group(s, vma, &vma->tables[id - vma->first_table_id]);
 	}
-	for (int g = 1; g < n; g++)
-		w->grp_first[g] = w->grp_first[g - 1] + w->grp_count[g - 1];
-	for (uint32_t id = 0; id < s->nr_tables; id++) {
+	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed))
+		goto out;
+	for (uint32_t id = 0; id < total; id++) {
 		struct vm_area_struct *vma = s->table_vma[id];
 		struct pte_table *t = &vma->tables[id - vma->first_table_id];
-		int g = table_group(s, vma, t);
-		t->rank = ++fill[g];
-		w->grp_tables[w->grp_first[g] + t->rank - 1] = id;
+		t->group = group[id];
+		t->rank = rank[id];
 	}
-	free(fill);
-	return 0;
-}
-
-static inline uint32_t *group_tree(struct workload *w, int g, bool hot)
-{
-	return (hot ? w->fen_hot : w->fen_cold) + w->grp_first[g] + (uint32_t)g;
-}
-
-void workload_count_protnone(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
-			     bool hot, int delta)
-{
-	struct workload *w = &s->w;
-	int g = table_group(s, vma, t);
-	uint32_t *tree = group_tree(w, g, hot), n = w->grp_count[g];
-	for (uint32_t i = t->rank; i <= n; i += i & (~i + 1))
-		tree[i] += (uint32_t)delta;
-	if (hot)
-		w->pn_hot[g] += (uint64_t)(int64_t)delta;
-	else
-		w->pn_cold[g] += (uint64_t)(int64_t)delta;
-}
-
-/* The group's table holding its @k-th (0-based) counted page; the rank of
- * the page within that table goes to *rem. */
-static uint32_t fen_find(const uint32_t *tree, uint32_t n, uint64_t k, uint32_t *rem)
-{
-	uint32_t pos = 0, step = 1;
-	while (step * 2 <= n)
-		step *= 2;
-	for (; step; step >>= 1)
-		if (pos + step <= n && tree[pos + step] <= k) {
-			pos += step;
-			k -= tree[pos];
-		}
-	*rem = (uint32_t)k;
-	return pos + 1;
-}
-
-static inline struct rng group_rng(struct sim *s, int g)
-{
-	struct rng r = { s->w.touch_key[g], s->w.touch_ctr[g] };
-	return r;
-}
-
-/* Draw the group's next touch of a PROT_NONE page, from @base on. */
-static void group_rearm(struct sim *s, int g, uint64_t base)
-{
-	struct workload *w = &s->w;
-	double total = w->page_rate[2 * g] * (double)w->pn_hot[g] +
-		       w->page_rate[2 * g + 1] * (double)w->pn_cold[g];
-	if (total <= 0) {
-		timerq_cancel(&s->q, touch_timer_id(s, g));
-		return;
-	}
-	struct rng r = group_rng(s, g);
-	double dt = rng_exp(&r, 1.0 / total);
-	w->touch_ctr[g] = r.ctr;
-	uint64_t when = base + (uint64_t)dt + 1;
-	if (when > s->duration_ns + 1)
-		when = s->duration_ns + 1;
-	timerq_set(&s->q, touch_timer_id(s, g), when);
-}
-
-/* From when a group's touches are drawn after a change: the event's time
- * (s->t0), not the end of the step that made the change -- the group's
- * other PROT_NONE pages stay touchable meanwhile; a touch of a page in a
- * table whose PTL the step still holds does not fault (its PTEs change
- * when the step is done).  A slice's owner touches nothing while it is in
- * the kernel. */
-static uint64_t group_base(struct sim *s, int g)
-{
-	uint64_t now = s->t0;
-	if (g >= s->nr_tasks)
-		return now;
-	uint64_t busy = task_busy_end(s, &s->tasks[g], now);
-	return busy > now ? busy : now;
-}
-
-static inline unsigned popcount64(uint64_t x)
-{
-	x -= (x >> 1) & 0x5555555555555555ull;
-	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (unsigned)((x * 0x0101010101010101ull) >> 56);
-}
-
-/* The position of the n-th (0-based) set bit of @x, which has more than n:
- * byte popcounts and their running sums find the byte, then at most seven
- * bits are cleared in it. */
-static inline unsigned select64(uint64_t x, unsigned n)
-{
-	uint64_t b = x - ((x >> 1) & 0x5555555555555555ull);
-	b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
-	b = (b + (b >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	uint64_t sums = b * 0x0101010101010101ull; /* byte k: bits set in bytes 0..k */
-	unsigned byte = 0;
-	while (byte < 7 && ((sums >> (8 * byte)) & 0xff) <= n)
-		byte++;
-	if (byte)
-		n -= (unsigned)((sums >> (8 * (byte - 1))) & 0xff);
-	uint64_t v = (x >> (8 * byte)) & 0xff;
-	while (n--)
-		v &= v - 1;
-	return 8 * byte + (unsigned)__builtin_ctzll(v);
-}
-
-static int nth_set_bit(const uint64_t *w, unsigned n)
-{
-	for (int i = 0; i < 8; i++) {
-		unsigned c = popcount64(w[i]);
-		if (n < c)
-			return i * 64 + (int)select64(w[i], n);
-		n -= c;
-	}
-	return -1;
-}
-
-void workload_group_touch(struct sim *s, int g, uint64_t now)
-{
-	struct workload *w = &s->w;
-	bool private = g < s->nr_tasks;
-
-	sim_enter(s, NULL, now);
-	if (private) {
-		uint64_t busy = task_busy_end(s, &s->tasks[g], now);
-		if (busy) {
-			/* in the kernel: its touches resume when it leaves, and
-			 * by memorylessness the next one is a fresh draw from then */
-			group_rearm(s, g, busy);
-			return;
-		}
-	}
-	struct rng r = group_rng(s, g);
-	double wh = w->page_rate[2 * g] * (double)w->pn_hot[g];
-	double wc = w->page_rate[2 * g + 1] * (double)w->pn_cold[g];
-	bool hot = rng_unit(&r) * (wh + wc) < wh;
-	uint64_t count = hot ? w->pn_hot[g] : w->pn_cold[g];
-	uint64_t k = count ? rng_below(&r, count) : 0;
-	int who = private ? g
-			  : (g - s->nr_tasks) * w->p.threads + (int)rng_below(&r, (uint64_t)w->p.threads);
-	/* Thinning: the draw used the threads' full rate; a thread touches
-	 * memory only for the share of time interrupt handlers leave it, and
-	 * not at all while it is inside a kernel path. */
-	bool stolen = rng_unit(&r) >= w->user_frac[who];
-	w->touch_ctr[g] = r.ctr;
-	struct task_struct *p = &s->tasks[who];
-	if (!count || stolen || (!private && task_busy_end(s, p, now))) {
-		s->st.hint_faults_lost += count > 0;
-		group_rearm(s, g, now);
-		return;
-	}
-	uint32_t rem, rank = fen_find(group_tree(w, g, hot), w->grp_count[g], k, &rem);
-	uint32_t id = w->grp_tables[w->grp_first[g] + rank - 1];
-	struct vm_area_struct *vma = s->table_vma[id];
-	uint32_t ti = id - vma->first_table_id;
-	struct pte_table *t = &vma->tables[ti];
-	if (t->ptl_free_at > now) {
-		/* a step still holds this table's PTL: the scanner changing it
-		 * now, whose PROT_NONE PTEs are not visible before it is done --
-		 * the touch finds the old PTE and does not fault */
-		group_rearm(s, g, now);
-		return;
-	}
-	int bit = nth_set_bit(hot ? t->protnone_hot : t->protnone_cold, rem);
-	uint64_t addr = vma->vm_start + ((uint64_t)ti * PAGES_PER_PMD + (uint64_t)bit) * PAGE_SIZE;
-	sim_start_hint_fault(s, p, vma, addr, now);
-	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
-	if (!timerq_armed(&s->q, touch_timer_id(s, g)))
-		group_rearm(s, g, group_base(s, g));
-}
-
-void workload_rearm_table(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
-{
-	int g = table_group(s, vma, t);
-	group_rearm(s, g, group_base(s, g));
+	for (uint32_t g = 0; g < n; g++)
+		tm->timer[g] = touch_timer_id(s, (int)g);
+	for (int i = 0; i < s->nr_tasks; i++)
+		tm->owner_cpu[i] = s->tasks[i].cpu;
+	rc = 0;
+out:
+	free(group);
+	free(rank);
+	return rc;
 }

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "workload/touch.h"
+
 enum first_touch {
 	FT_LOCAL,       /* first touched by a thread on the page's user's node */
 	FT_REMOTE,      /* first touched from the other socket's first node */
@@ -54,20 +56,9 @@ struct workload {
 	double *task_rate;           /* operations per second, per task */
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
-	double *page_rate;           /* [class][hot, cold]: touches/ns of one page */
 	double *lat_cache;           /* [class][node]: class_latency */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
-	/* Touch groups (workload.c): a thread's slice, or a process's shared
-	 * region; one touch process each, with Fenwick trees of PROT_NONE
-	 * counts over the group's tables. */
-	int nr_groups;               /* nr_tasks + nr_mms */
-	uint32_t *grp_first;         /* [group]: first slot of its tables in grp_tables */
-	uint32_t *grp_count;         /* [group]: number of its tables */
-	uint32_t *grp_tables;        /* table ids by group, in address order */
-	uint32_t *fen_hot, *fen_cold;/* per group a 1-based tree at grp_first + group */
-	uint64_t *pn_hot, *pn_cold;  /* [group]: its PROT_NONE pages */
-	uint64_t *touch_ctr;         /* [group]: draws of its random stream */
-	uint64_t *touch_key;         /* [group]: its stream's key */
+	struct touch_model touch;     /* the touch groups (touch.h) */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
@@ -91,8 +82,6 @@ void workload_free(struct sim *s);
 int workload_start(struct sim *s);
 /* Write a lazily built table's pages and PTEs (their first-touch state). */
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t);
-/* Touch group @g's timer expired: pick a page and a thread, fault. */
-void workload_group_touch(struct sim *s, int g, uint64_t now);
 /* Integrate throughput up to @now. */
 void workload_account(struct sim *s, uint64_t now);
 /* A page of class @cls moved from node @from to node @to. */

@@ -23,7 +23,7 @@ static void make_protnone(struct sim *s, uint64_t first, uint64_t n)
 {
 	for (uint64_t p = first; p < first + n; p++) {
 		pte_t *ptep = testsim_pte(s, p);
-		set_pte_at(&s->mms[0], testsim_addr(s, p), ptep,
+		set_pte_at(testsim_vma(s), testsim_addr(s, p), ptep,
 			   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
 	}
 }

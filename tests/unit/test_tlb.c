@@ -132,14 +132,14 @@ static void test_receiver_counts_ipi_even_when_tlb_gen_current(void **state)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	for (int c = 1; c < 4; c++) {
 		s->cpus[c].loaded_gen = mm->tlb_gen + 1; /* already up to date */
-		refill[c] = s->cpus[c].cost[COST_TLB_REFILL];
+		refill[c] = s->e.acct[c].cost[COST_TLB_REFILL];
 	}
 	flush_tlb_mm(mm);
 	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
 	for (int c = 1; c < 4; c++) {
 		assert_int_equal(s->cpus[c].irq_tlb_count, 1);
 		assert_int_equal(ev(s, c, NR_TLB_REMOTE_FLUSH_RECEIVED), 1);
-		assert_true(s->cpus[c].cost[COST_TLB_REFILL] == refill[c]);
+		assert_true(s->e.acct[c].cost[COST_TLB_REFILL] == refill[c]);
 	}
 	/* the initiator does not count an IPI for itself */
 	assert_int_equal(s->cpus[0].irq_tlb_count, 0);
@@ -150,12 +150,12 @@ static void test_receiver_behind_tlb_gen_refills(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
 	struct mm_struct *mm = &s->mms[0];
-	double before = s->cpus[2].cost[COST_TLB_REFILL];
+	double before = s->e.acct[2].cost[COST_TLB_REFILL];
 
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	flush_tlb_mm(mm);
 	assert_int_equal(s->cpus[2].irq_tlb_count, 1);
-	assert_true(s->cpus[2].cost[COST_TLB_REFILL] > before);
+	assert_true(s->e.acct[2].cost[COST_TLB_REFILL] > before);
 	assert_int_equal(s->cpus[2].loaded_gen, mm->tlb_gen);
 }
 
@@ -232,7 +232,7 @@ static void change_one_pte(struct sim *s, struct mmu_gather *tlb, uint64_t page)
 {
 	uint64_t a = testsim_addr(s, page);
 	pte_t *ptep = testsim_pte(s, page);
-	set_pte_at(&s->mms[0], a, ptep, PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	set_pte_at(testsim_vma(s), a, ptep, PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
 	tlb_flush_pte_range(tlb, a, PAGE_SIZE);
 }
 

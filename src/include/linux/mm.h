@@ -16,6 +16,24 @@ enum ttu_flags {
 
 #define MM_CP_PROT_NUMA 0x2
 
+/* Page-table helpers: the PTE and 2 MiB table of @addr in @vma, and the
+ * store page it maps (the model's pte_offset_map, pmd and pfn). */
+static inline uint64_t pte_index(const struct vm_area_struct *vma, uint64_t addr)
+{
+	return (addr - vma->vm_start) >> PAGE_SHIFT;
+}
+static inline uint64_t vma_store_idx(const struct vm_area_struct *vma, uint64_t addr)
+{
+	return vma->store_pgoff + pte_index(vma, addr);
+}
+static inline struct pte_table *pte_table_of(struct vm_area_struct *vma, uint64_t addr)
+{
+	return &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT];
+}
+
+/* mm/mmap.c */
+struct vm_area_struct *find_vma(struct mm_struct *mm, uint64_t addr);
+
 /* mm/rmap.c */
 bool should_defer_flush(struct mm_struct *mm, enum ttu_flags flags);
 void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t start, uint64_t end);
@@ -30,6 +48,11 @@ void remove_migration_ptes(struct sim *s, struct folio folio);
 uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx);
 
 /* mm/pgtable-generic.c */
+/* set_pte_at: write a PTE of @vma.  The table's PROT_NONE bitmaps and the
+ * touch model's counts follow every PROT_NONE change; a path that changes a
+ * table's PROT_NONE set tells the touch model once it is done with the
+ * table (touch_changed). */
+void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t val);
 pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep);
 
 /* mm/mmu_gather.c and include/asm-generic/tlb.h */

@@ -13,7 +13,7 @@
 
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 #define MAX_SCAN_WINDOW 2560
 #define NUMA_PERIOD_SLOTS 10
@@ -221,7 +221,7 @@ enum numa_vmaskip_reason {
 static bool skip_vma(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 		     enum numa_vmaskip_reason why)
 {
-	trace(s, TR_SKIP_VMA, s->cpu, p->pid, sim_now(s), 0, (int64_t)p->mm->numa_scan_offset,
+	trace(s, TR_SKIP_VMA, s->e.cpu, p->pid, sim_now(s), 0, (int64_t)p->mm->numa_scan_offset,
 	      (int64_t)vma->vm_start, (int64_t)vma->vm_end, why);
 	return false;
 }
@@ -330,7 +330,7 @@ static void numa_scan_end(struct sim *s, struct task_struct *p, bool reached_end
 	mm->scan_pass_running = false;
 	s->st.pass_ns += (double)(now - mm->scan_pass_start);
 	s->st.passes++;
-	trace(s, TR_SCAN_PASS, s->cpu, p->pid, mm->scan_pass_start, now - mm->scan_pass_start,
+	trace(s, TR_SCAN_PASS, s->e.cpu, p->pid, mm->scan_pass_start, now - mm->scan_pass_start,
 	      p->walk.pass_updates, (int64_t)(s->st.scanner_flushes - p->walk.pass_flushes0), 0, 0);
 	sim_pass_done(s, (double)(now - mm->scan_pass_start), p->numa_scan_period);
 }
@@ -431,7 +431,7 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	p->mm->scan_vma = NULL;
 	s->st.numa_gathers++;
 	s->st.numa_gather_ns += (double)(sim_now(s) - tlb->opened_at);
-	trace(s, TR_GATHER, s->cpu, p->pid, tlb->opened_at, sim_now(s) - tlb->opened_at,
+	trace(s, TR_GATHER, s->e.cpu, p->pid, tlb->opened_at, sim_now(s) - tlb->opened_at,
 	      (int64_t)w->start, (int64_t)w->end, 0, 0);
 
 	long len = (long)((w->end - w->start) >> PAGE_SHIFT);

@@ -5,7 +5,7 @@
 #ifndef TESTSIM_H
 #define TESTSIM_H
 
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 struct sim *testsim_new(const char *kernel, enum flush_engine engine);
 void testsim_free(struct sim *s);

@@ -7,7 +7,7 @@
  * no batched unmap flush).  Left out: range TLBI (FEAT_TLBIRANGE) encoding
  * and the SMMU/secondary-TLB notifiers. */
 #include "asm/tlbflush.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 /* MAX_TLBI_OPS: beyond this many pages a range becomes a whole-ASID flush. */
 #define MAX_TLBI_OPS PTRS_PER_PTE
@@ -50,14 +50,14 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 		/* flush_tlb_mm: TLBI ASIDE1IS, DSB ISH */
 		charge(s, COST_FLUSH_WAIT, s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 		invalidate_asid_everywhere(s, mm);
-		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
+		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
 		      s->flush_origin, 0);
 		return;
 	}
 	/* __flush_tlb_range: one TLBI VALE1IS per stride, then DSB ISH */
 	unsigned long nr = (end - start) >> stride_shift;
 	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
-	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
+	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
 	      s->flush_origin, 0);
 }
 
@@ -77,7 +77,7 @@ void arm64_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	uint64_t now = sim_now(s);
 	s->st.batch_flushes++;
 	charge(s, COST_FLUSH_WAIT, s->m.cost.dsb_ns);
-	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, (long)b->nr_tlbi,
+	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)b->nr_tlbi,
 	      s->flush_origin, 0);
 	b->nr_tlbi = 0;
 }

@@ -9,7 +9,7 @@
  * pages) becomes a full flush; no per-CPU generation tracking, so every
  * target flushes. */
 #include "asm/tlbflush.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 /* tlb_flush_all_threshold: above this many pages a range is a full flush */
 #define RISCV_TLB_FLUSH_ALL_THRESHOLD 64
@@ -18,7 +18,7 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 			    unsigned long nr_pages)
 {
 	const struct cost_model *cm = &s->m.cost;
-	int cpu, self = s->cpu, nr = 0;
+	int cpu, self = s->e.cpu, nr = 0;
 	double work = full ? cm->cr3_flush_ns : (double)nr_pages * cm->invlpg_ns;
 
 	for_each_cpu(cpu, mask) {
@@ -36,7 +36,7 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 		uint64_t now = sim_now(s);
 		count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 		s->st.flush_rounds++;
-		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, 0, nr, full ? -1 : (long)nr_pages,
+		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, 0, nr, full ? -1 : (long)nr_pages,
 		      s->flush_origin, 0);
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + work);

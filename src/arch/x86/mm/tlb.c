@@ -8,7 +8,7 @@
  * (issue 5).  A CPU's TLB state is its loaded mm and the tlb_gen it is up to
  * date with; a flush is a state change plus the time it costs. */
 #include "asm/tlbflush.h"
-#include "sim/sim.h"
+#include "kernel/sim.h"
 
 struct flush_tlb_info {
 	struct mm_struct *mm;     /* NULL for a batch flush */
@@ -33,7 +33,7 @@ bool x86_pte_accessible(struct mm_struct *mm, pte_t pte)
 /* Defer only if another CPU may hold the mm's translations. */
 bool x86_tlbbatch_should_defer(struct mm_struct *mm)
 {
-	return cpumask_any_but(&mm->cpumask, mm->sim->cpu);
+	return cpumask_any_but(&mm->cpumask, mm->sim->e.cpu);
 }
 
 void x86_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
@@ -47,7 +47,7 @@ void x86_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_str
 
 void tlb_full_flush_refill(struct sim *s, int cpu)
 {
-	tlb_refill_at(s, &s->cpus[cpu], sim_now(s));
+	tlb_refill_at(s, cpu, sim_now(s));
 }
 
 /* flush_tlb_func: runs on every targeted CPU, the initiator included.
@@ -95,18 +95,18 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
-		tlb_refill_at(s, c, now);
+		tlb_refill_at(s, cpu, now);
 	}
 	c->loaded_gen = mm_gen;
 	if (trace_on(s, TR_TLB_FLUSH))
-		trace_emit(s->trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
+		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			   local ? (f->mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
 out:
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
 	else
-		steal_irq(s, c, handler + cost, now);
+		steal_irq(s, cpu, handler + cost, now);
 }
 
 /* should_flush_tlb: the on_each_cpu_cond_mask() filter. */
@@ -128,7 +128,7 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 			    const struct flush_tlb_info *f)
 {
 	const struct cost_model *cm = &s->m.cost;
-	int self = s->cpu, cpu, nr_ipis = 0;
+	int self = s->e.cpu, cpu, nr_ipis = 0;
 	bool all = f->freed_tables;
 
 	uint64_t now = sim_now(s);
@@ -161,7 +161,7 @@ static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
 	uint64_t now = sim_now(s);
 	s->st.broadcasts++;
 	charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
-	trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0,
+	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0,
 	      full ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT), s->flush_origin, 0);
 	for_each_cpu(cpu, &f->mm->cpumask) {
 		struct cpu_state *c = &s->cpus[cpu];
@@ -191,7 +191,7 @@ void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 	struct sim *s = mm->sim;
 	struct flush_tlb_info f = {
 		.mm = mm, .start = start, .end = end, .stride_shift = stride_shift,
-		.freed_tables = freed_tables, .initiating_cpu = s->cpu,
+		.freed_tables = freed_tables, .initiating_cpu = s->e.cpu,
 	};
 
 	f.new_tlb_gen = ++mm->tlb_gen;
@@ -202,11 +202,11 @@ void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 	}
 	if (mm->global_asid) {
 		broadcast_tlb_flush(s, &f);
-	} else if (cpumask_any_but(&mm->cpumask, s->cpu)) {
+	} else if (cpumask_any_but(&mm->cpumask, s->e.cpu)) {
 		flush_tlb_multi(s, &mm->cpumask, &f);
 		consider_global_asid(s, mm);
-	} else if (s->cpus[s->cpu].loaded_mm == mm) {
-		flush_tlb_func(s, s->cpu, &f, 0, sim_now(s));
+	} else if (s->cpus[s->e.cpu].loaded_mm == mm) {
+		flush_tlb_func(s, s->e.cpu, &f, 0, sim_now(s));
 	}
 }
 
@@ -214,7 +214,7 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 {
 	struct flush_tlb_info f = {
 		.mm = NULL, .start = 0, .end = TLB_FLUSH_ALL, .stride_shift = 0,
-		.freed_tables = false, .new_tlb_gen = 0, .initiating_cpu = s->cpu,
+		.freed_tables = false, .new_tlb_gen = 0, .initiating_cpu = s->e.cpu,
 	};
 
 	s->st.batch_flushes++;
@@ -223,7 +223,7 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 		uint64_t now = sim_now(s);
 		s->st.broadcasts++;
 		charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
-		trace(s, TR_FLUSH_ROUND, s->cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
+		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
 		      s->flush_origin, 0);
 		for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
 			struct cpu_state *c = &s->cpus[cpu];
@@ -233,10 +233,10 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 			}
 		}
 		b->unmapped_pages = false;
-	} else if (cpumask_any_but(&b->cpumask, s->cpu)) {
+	} else if (cpumask_any_but(&b->cpumask, s->e.cpu)) {
 		flush_tlb_multi(s, &b->cpumask, &f);
-	} else if (cpumask_test_cpu(s->cpu, &b->cpumask)) {
-		flush_tlb_func(s, s->cpu, &f, 0, sim_now(s));
+	} else if (cpumask_test_cpu(s->e.cpu, &b->cpumask)) {
+		flush_tlb_func(s, s->e.cpu, &f, 0, sim_now(s));
 	}
 	cpumask_clear(&b->cpumask);
 }

@@ -1,0 +1,111 @@
+/* Entering and leaving the kernel, and the kernel paths that take
+ * simulated time, run as steps (after kernel/entry/common.c's
+ * exit_to_user_mode_loop for task_work).  A task's activity says which
+ * path it is in; each step ends by arming the task's activity timer at the
+ * step's end, so the thread is busy for the time the step charged:
+ *
+ *   user --tick, work queued--> SCAN (one PMD a step) ... --> RETURN --> user
+ *   user --touch of a PROT_NONE page--> FAULT (do_numa_page to the PTL drop)
+ *        |-- no migration, no work queued: user again, busy until the
+ *        |   step's end (no event)
+ *        |-- no migration, work queued --> RETURN
+ *        '-- migration --> MIGRATE_UNMAP (unmap, flush, copy)
+ *                          --> MIGRATE_MOVE (move, remap, counters) --> RETURN
+ *   RETURN: back to user; queued task_numa_work runs first. */
+#include <stdlib.h>
+
+#include "kernel/sched/sched.h"
+#include "linux/migrate.h"
+#include "linux/mm.h"
+#include "linux/sched/numa_balancing.h"
+
+static void act_at(struct sim *s, struct task_struct *p, enum task_activity act)
+{
+	task_set_act(s, p, act);
+	timerq_set(&s->e.q, act_timer_id(s, p->idx), sim_now(s));
+}
+
+void task_work_run_numa(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	sim_enter(s, p, now);
+	if (task_numa_work(s, p)) {
+		task_set_act(s, p, ACT_SCAN);
+		bool more = task_numa_work_step(s, p);
+		act_at(s, p, more ? ACT_SCAN : ACT_RETURN);
+	}
+	schedule_tick(s, p, now);
+}
+
+void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
+			 uint64_t addr, uint64_t now)
+{
+	struct vm_fault vmf = { .vma = vma, .address = addr,
+				.orig_pte = vma->ptes[pte_index(vma, addr)] };
+	sim_enter(s, p, now);
+	task_set_act(s, p, ACT_FAULT);
+	p->fault.overlapped_pass = p->mm->scan_pass_running;
+	if (do_numa_page(&vmf)) {
+		/* migrate_misplaced_folio -> migrate_pages: isolate, allocate,
+		 * lock, anon_vma; the unmap follows after that time */
+		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);
+		p->fault.overlapped_pass |= p->mm->scan_pass_running;
+		act_at(s, p, ACT_MIGRATE_UNMAP);
+	} else if (p->numa_work_queued) {
+		act_at(s, p, ACT_RETURN); /* task_work runs on the way out */
+	} else {
+		/* nothing happens on the way out: no event, just busy until then */
+		task_set_act(s, p, ACT_USER);
+		s->e.acct[p->cpu].busy_until = sim_now(s);
+	}
+}
+
+/* Instrumentation of the seed's bpftrace figures, at the moment
+ * try_to_migrate_one runs. */
+static void record_migration(struct sim *s, struct task_struct *p)
+{
+	struct numa_fault_ctx *f = &p->fault;
+	struct mm_struct *mm = p->mm;
+	s->st.migrations++;
+	f->saw_pending = mm->tlb_flush_pending > 0;
+	s->st.migr_saw_pending += f->saw_pending;
+	if (f->overlapped_pass || mm->scan_pass_running) {
+		s->st.migr_overlap_pass++;
+		if (mm->scan_vma == f->vma && f->addr >= mm->scan_chunk_start &&
+		    f->addr < mm->scan_chunk_end)
+			s->st.migr_in_chunk++;
+	}
+	if (pte_protnone(f->vma->ptes[pte_index(f->vma, f->addr)]))
+		s->st.migr_pte_protnone++;
+}
+
+void task_step(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	sim_enter(s, p, now);
+	switch ((int)p->act) {
+	case ACT_SCAN:
+		act_at(s, p, task_numa_work_step(s, p) ? ACT_SCAN : ACT_RETURN);
+		break;
+	case ACT_MIGRATE_UNMAP:
+		if (!p->mctx && !(p->mctx = calloc(1, sizeof(*p->mctx))))
+			abort();
+		record_migration(s, p);
+		p->fault.unmap_time = now;
+		migrate_misplaced_folio_begin(s, p->mctx, p->fault.folio, p->fault.target_nid);
+		act_at(s, p, ACT_MIGRATE_MOVE);
+		break;
+	case ACT_MIGRATE_MOVE:
+		do_numa_page_migrated(s, migrate_misplaced_folio_end(s, p->mctx) == 0);
+		trace(s, TR_MIGRATION, p->cpu, p->pid, p->fault.unmap_time, sim_now(s) - p->fault.unmap_time,
+		      (int64_t)p->fault.addr, p->fault.folio_nid_at_fault, p->fault.target_nid,
+		      p->fault.saw_pending);
+		act_at(s, p, ACT_RETURN);
+		break;
+	case ACT_RETURN:
+		task_set_act(s, p, ACT_USER);
+		if (p->numa_work_queued)
+			task_work_run_numa(s, p, now);
+		break;
+	default:
+		break;
+	}
+}

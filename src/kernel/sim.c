@@ -1,0 +1,250 @@
+/* The simulated system's set-up, event loop and per-second series.  The
+ * loop pops the engine's timers and hands each to its owner: a task's tick
+ * or kernel step (kernel/sched/), a touch group (kernel/sched/user.c), the
+ * accounting. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel/sched/sched.h"
+#include "kernel/sim.h"
+#include "linux/sched/numa_balancing.h"
+
+int nr_cpu_words = CPUMASK_WORDS;
+
+/* Accounting interval for throughput and the workload's rates. */
+#define ACCOUNT_NS (10 * NSEC_PER_MSEC)
+
+/* ---- the per-second series ---------------------------------------------- */
+
+static int timeseries_init(struct sim *s)
+{
+	struct timeseries *ts = calloc(1, sizeof(*ts));
+	if (!ts)
+		return -1;
+	s->ts = ts;
+	ts->n = (int)((s->duration_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	double **cols[] = { &ts->tlb_irqs, &ts->migrations, &ts->pass_ms, &ts->scan_period_ms,
+			    &ts->pte_updates };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!(*cols[i] = calloc((size_t)ts->n + 1, sizeof(double))))
+			return -1;
+	return 0;
+}
+
+static void timeseries_free(struct timeseries *ts)
+{
+	if (!ts)
+		return;
+	free(ts->tlb_irqs);
+	free(ts->migrations);
+	free(ts->pass_ms);
+	free(ts->scan_period_ms);
+	free(ts->pte_updates);
+	free(ts);
+}
+
+void sim_pass_done(struct sim *s, double ns, unsigned period_ms)
+{
+	struct timeseries *ts = s->ts;
+	ts->pass_sum += ns;
+	ts->pass_n++;
+	if (ts->cur < ts->n)
+		ts->scan_period_ms[ts->cur] = period_ms;
+}
+
+/* Close the seconds that ended by @now. */
+static void timeseries_tick(struct sim *s, uint64_t now)
+{
+	struct timeseries *ts = s->ts;
+	while (ts->cur < ts->n && now >= (uint64_t)(ts->cur + 1) * NSEC_PER_SEC) {
+		uint64_t irqs = 0;
+		for (int c = 0; c < s->m.nr_cpus; c++)
+			irqs += s->cpus[c].irq_tlb_count;
+		uint64_t migrated = vm_event_sum(s, NUMA_PAGE_MIGRATE);
+		uint64_t ptes = vm_event_sum(s, NUMA_PTE_UPDATES);
+		ts->tlb_irqs[ts->cur] = (double)(irqs - ts->last_irqs);
+		ts->migrations[ts->cur] = (double)(migrated - ts->last_migrated);
+		ts->pte_updates[ts->cur] = (double)(ptes - ts->last_ptes);
+		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		if (ts->cur + 1 < ts->n)
+			ts->scan_period_ms[ts->cur + 1] = ts->scan_period_ms[ts->cur];
+		ts->last_irqs = irqs;
+		ts->last_migrated = migrated;
+		ts->last_ptes = ptes;
+		ts->pass_sum = 0;
+		ts->pass_n = 0;
+		ts->cur++;
+	}
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int setup_tasks(struct sim *s)
+{
+	const struct workload_params *p = &s->w.p;
+	s->nr_mms = p->processes;
+	s->nr_tasks = p->processes * p->threads;
+	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
+	s->tasks = calloc((size_t)s->nr_tasks, sizeof(struct task_struct));
+	if (!s->mms || !s->tasks)
+		return -1;
+	for (int i = 0; i < s->nr_mms; i++) {
+		s->mms[i].sim = s;
+		s->mms[i].id = i;
+		s->mms[i].nr_threads = (uint64_t)p->threads;
+		if (!p->main_thread_works) {
+			/* the sleeping main thread still counts as a user and a thread */
+			s->mms[i].mm_users = 1;
+			s->mms[i].nr_threads++;
+		}
+	}
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		int proc = i / p->threads, th = i % p->threads;
+		t->idx = i;
+		t->tgid = 1000 + proc * (p->threads + 16);
+		/* with a sleeping main thread (pid == tgid, not simulated) the
+		 * workers are its threads tgid+1.. */
+		t->pid = t->tgid + th + (p->main_thread_works ? 0 : 1);
+		/* spread the threads evenly over the CPUs (and so the nodes) */
+		t->cpu = (int)((int64_t)i * s->m.nr_cpus / s->nr_tasks);
+		t->mm = &s->mms[proc];
+		t->numa_preferred_nid = NUMA_NO_NODE;
+		struct cpu_state *c = &s->cpus[t->cpu];
+		c->curr = t;
+		c->loaded_mm = t->mm;
+		cpumask_set_cpu(t->cpu, &t->mm->cpumask);
+		t->mm->mm_users++;
+	}
+	return 0;
+}
+
+int sim_init(struct sim *s, char *err, size_t errlen)
+{
+	if (nr_cpu_words != (s->m.nr_cpus + 63) / 64) /* same value for every run of a machine: no race */
+		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
+	s->cpus = calloc((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
+	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
+	if (!s->cpus || !s->node_free_pages)
+		goto oom;
+	for (int c = 0; c < s->m.nr_cpus; c++)
+		s->cpus[c].node = machine_cpu_node(&s->m, c);
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
+	if (setup_tasks(s))
+		goto oom;
+	s->nr_timers = 3u * (uint32_t)s->nr_tasks + (uint32_t)s->nr_mms + 2;
+	s->timer_account = s->nr_timers - 2;
+	s->timer_end = s->nr_timers - 1;
+	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns))
+		goto oom;
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->e.acct[s->tasks[i].cpu].work_timer = act_timer_id(s, i);
+	if (workload_build(s, err, errlen))
+		return -1;
+	s->table_vma = malloc(sizeof(*s->table_vma) * (s->nr_tables ? s->nr_tables : 1));
+	if (!s->table_vma)
+		goto oom;
+	for (int i = 0; i < s->nr_mms; i++)
+		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
+			struct vm_area_struct *vma = &s->mms[i].vmas[v];
+			for (uint32_t k = 0; k < vma->nr_tables; k++)
+				s->table_vma[vma->first_table_id + k] = vma;
+		}
+	if (timeseries_init(s))
+		goto oom;
+	if (workload_start(s))
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void sim_free(struct sim *s)
+{
+	if (s->mms)
+		workload_free(s);
+	for (int i = 0; s->tasks && i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		free(t->numa_faults);
+		free(t->mctx);
+		if (t->numa_group && --t->numa_group->refcount == 0)
+			free(t->numa_group);
+	}
+	free(s->tasks);
+	free(s->cpus);
+	free(s->node_free_pages);
+	free(s->table_vma);
+	engine_free(&s->e);
+	timeseries_free(s->ts);
+	s->ts = NULL;
+}
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress(struct sim *s, uint64_t now, double started, double *last)
+{
+	double w = wall_seconds();
+	if (w - *last < 0.5)
+		return;
+	*last = w;
+	if (w - started > 1.0)
+		fprintf(s->progress_out, "\r  %.1f / %.1f simulated s (%.0f%%), %.1f s wall ",
+			(double)now / 1e9, (double)s->duration_ns / 1e9,
+			100.0 * (double)now / (double)s->duration_ns, w - started);
+}
+
+int sim_run(struct sim *s)
+{
+	for (int i = 0; i < s->nr_mms; i++) {
+		sim_enter(s, NULL, 0);
+		init_numa_balancing_mm(s, &s->mms[i]); /* also when main sleeps */
+		for (int t = 0; t < s->nr_tasks; t++)
+			if (s->tasks[t].mm == &s->mms[i]) {
+				/* the main thread starts the mm; the others are its threads */
+				init_numa_balancing(s, &s->tasks[t], s->tasks[t].pid == s->tasks[t].tgid);
+				schedule_tick(s, &s->tasks[t], 0);
+			}
+	}
+	timerq_set(&s->e.q, s->timer_account, ACCOUNT_NS);
+	timerq_set(&s->e.q, s->timer_end, s->duration_ns);
+
+	double started = wall_seconds(), last = started;
+	uint64_t now = 0;
+	while (!timerq_empty(&s->e.q)) {
+		uint32_t id = timerq_pop(&s->e.q, &now);
+		s->st.events++;
+		if (id == s->timer_end)
+			break;
+		if (id == s->timer_account) {
+			workload_account(s, now);
+			timeseries_tick(s, now);
+			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
+			if (s->progress)
+				progress(s, now, started, &last);
+		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
+			user_touch(s, (uint32_t)s->nr_tasks + (id - 3u * (uint32_t)s->nr_tasks), now);
+		} else {
+			struct task_struct *p = &s->tasks[id / 3];
+			switch (id % 3) {
+			case 0: sched_tick(s, p, now); break;
+			case 1: task_step(s, p, now); break;
+			default: user_touch(s, (uint32_t)p->idx, now); break;
+			}
+		}
+	}
+	workload_account(s, s->duration_ns);
+	timeseries_tick(s, s->duration_ns);
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.total_ops += s->tasks[i].ops;
+	if (s->progress && wall_seconds() - started > 1.0)
+		fprintf(s->progress_out, "\r%60s\r", "");
+	return 0;
+}

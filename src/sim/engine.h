@@ -1,0 +1,148 @@
+/* The engine: simulated time, the timer queue, per-CPU cost accounting and
+ * the trace hook.  It knows nothing of kernels or workloads: the layers
+ * above own timer ids and decide what an expiry means.
+ *
+ * Time is a count of nanoseconds.  A piece of work runs as a step: one
+ * event, executed at once at its start time t0 "on" a CPU.  What the step
+ * charges (engine_charge) advances engine_now() within it and is added to
+ * that CPU's account; time a step takes from another CPU (an interrupt, a
+ * TLB refill) goes through engine_steal().
+ *
+ * Each CPU also says what work it has in flight, so that an interrupt can
+ * delay it without the engine knowing what the work is: a CPU in kernel
+ * mode has its next step on a timer (work_timer); a CPU in user mode may
+ * still be finishing a step that needed no timer (busy_until). */
+#ifndef NUMASIM_ENGINE_H
+#define NUMASIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/timerq.h"
+#include "trace/trace.h"
+
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+
+/* Where CPU time went, beyond the workload's own user-mode work. */
+enum cost_cause {
+	COST_SCAN,          /* task_numa_work: walking and changing PTEs */
+	COST_HINT_FAULT,    /* do_numa_page and fault entry/exit */
+	COST_MIGRATE,       /* migration setup, unmap, remap (not the copy) */
+	COST_MIGRATE_COPY,  /* copying the folio */
+	COST_FLUSH_LOCAL,   /* the initiator's own invalidation */
+	COST_FLUSH_WAIT,    /* sending IPIs / broadcasts and waiting for them */
+	COST_IPI_HANDLE,    /* a receiver's interrupt and flush_tlb_func */
+	COST_TLB_REFILL,    /* user-mode page walks refilling a flushed TLB */
+	COST_LOCK_WAIT,     /* waiting for a PTE table lock */
+	NR_COST_CAUSES
+};
+extern const char *const cost_cause_names[NR_COST_CAUSES];
+
+/* One CPU's account and the work it has in flight. */
+struct cpu_acct {
+	double cost[NR_COST_CAUSES];  /* ns */
+	double busy_ns;               /* all non-user time so far */
+	double busy_at_account;       /* busy_ns at the last throughput update */
+	double stolen_ns;             /* of busy_ns: interrupt handling */
+	double stolen_at_account;
+	bool in_kernel;               /* its task is in a kernel path */
+	uint32_t work_timer;          /* timer of that path's next step */
+	uint64_t busy_until;          /* user mode: a timerless step ends here */
+};
+
+struct engine {
+	struct timerq q;
+	struct cpu_acct *acct;        /* per CPU */
+	int nr_cpus;
+	uint64_t duration_ns;
+	/* the step being run */
+	uint64_t t0;                  /* its start (the event's time) */
+	double elapsed;               /* ns charged in it so far */
+	int cpu;                      /* the CPU it runs on (smp_processor_id) */
+	bool stepping;                /* a task's step: its CPU is not delayed by itself */
+	uint64_t events;              /* timer pops */
+	struct trace_buf *trace;      /* NULL: not tracing */
+};
+
+int engine_init(struct engine *e, int nr_cpus, uint32_t nr_timers, uint64_t duration_ns);
+void engine_free(struct engine *e);
+
+static inline uint64_t engine_now(const struct engine *e)
+{
+	return e->t0 + (uint64_t)e->elapsed;
+}
+
+/* Start a step at @t0 on @cpu; @task_step: it is a task's own work. */
+static inline void engine_enter(struct engine *e, int cpu, bool task_step, uint64_t t0)
+{
+	e->cpu = cpu;
+	e->stepping = task_step;
+	e->t0 = t0;
+	e->elapsed = 0;
+}
+
+/* Time spent by the running step on its own CPU. */
+static inline void engine_charge(struct engine *e, enum cost_cause c, double ns)
+{
+	struct cpu_acct *a = &e->acct[e->cpu];
+	e->elapsed += ns;
+	a->cost[c] += ns;
+	a->busy_ns += ns;
+}
+
+/* An interrupt of @ns landed on @cpu at @now: push back the work it has in
+ * flight (a kernel path's next step, or a timerless step's end).  The
+ * running step's own CPU is not delayed: its time is charged, not stolen. */
+static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t now)
+{
+	struct cpu_acct *a = &e->acct[cpu];
+	if (e->stepping && cpu == e->cpu)
+		return;
+	if (!a->in_kernel) {
+		if (a->busy_until > now)
+			a->busy_until += (uint64_t)ns;
+		return;
+	}
+	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
+		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + (uint64_t)ns);
+}
+
+/* Interrupt handling taken from @cpu at @now (@running: a task runs there). */
+static inline void engine_steal_irq(struct engine *e, int cpu, bool running, double ns,
+				    uint64_t now)
+{
+	struct cpu_acct *a = &e->acct[cpu];
+	a->cost[COST_IPI_HANDLE] += ns;
+	a->busy_ns += ns;
+	a->stolen_ns += ns;
+	if (running && (a->in_kernel || a->busy_until > now))
+		engine_delay(e, cpu, ns, now);
+}
+
+/* Time taken from another CPU's work.  Refill walks are the thread's own
+ * memory touches, just slower: they cost throughput but delay nothing.
+ * Everything else is interrupt time and delays the work in flight. */
+void engine_steal(struct engine *e, int cpu, bool running, enum cost_cause c, double ns);
+
+/* Until when @cpu's task is in a kernel path, as seen at @now: the running
+ * step's end, its next step's time, or a timerless step's end; 0 if it runs
+ * user code. */
+static inline uint64_t engine_busy_end(const struct engine *e, int cpu, uint64_t now)
+{
+	const struct cpu_acct *a = &e->acct[cpu];
+	if (a->in_kernel) {
+		if (e->stepping && cpu == e->cpu)
+			return engine_now(e) > now ? engine_now(e) : now;
+		return a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer)
+			       ? e->q.when[a->work_timer] : now;
+	}
+	return a->busy_until > now ? a->busy_until : 0;
+}
+
+static inline bool engine_trace_on(const struct engine *e, enum trace_type t)
+{
+	return e->trace && (e->trace->mask & (1u << t));
+}
+
+#endif

@@ -1,0 +1,128 @@
+/* The touch model (see touch.h): groups, their Fenwick trees of PROT_NONE
+ * counts, and their Poisson draws. */
+#include "workload/touch.h"
+
+#include <stdlib.h>
+
+#include "sim/engine.h"
+#include "sim/rng.h"
+
+int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uint32_t nr_slices,
+	       uint32_t nr_tables, const uint32_t *table_group, uint32_t *rank, uint64_t seed)
+{
+	size_t n = nr_groups;
+	tm->e = e;
+	tm->nr_groups = nr_groups;
+	tm->nr_slices = nr_slices;
+	tm->timer = calloc(n, sizeof(uint32_t));
+	tm->owner_cpu = calloc(nr_slices ? nr_slices : 1, sizeof(int32_t));
+	tm->grp_first = calloc(n, sizeof(uint32_t));
+	tm->grp_count = calloc(n, sizeof(uint32_t));
+	tm->pn_hot = calloc(n, sizeof(uint64_t));
+	tm->pn_cold = calloc(n, sizeof(uint64_t));
+	tm->ctr = calloc(n, sizeof(uint64_t));
+	tm->key = malloc(n * sizeof(uint64_t));
+	tm->rate = calloc(2 * n, sizeof(double));
+	tm->grp_tables = malloc(sizeof(uint32_t) * (nr_tables ? nr_tables : 1));
+	tm->fen_hot = calloc((size_t)nr_tables + n, sizeof(uint32_t));
+	tm->fen_cold = calloc((size_t)nr_tables + n, sizeof(uint32_t));
+	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
+	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
+	    !tm->pn_cold || !tm->ctr || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
+	    !tm->fen_cold || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (uint32_t g = 0; g < nr_groups; g++) /* each group's stream, keyed once */
+		tm->key[g] = rng_stream(seed, RNG_THREAD, g).key;
+	for (uint32_t id = 0; id < nr_tables; id++)
+		tm->grp_count[table_group[id]]++;
+	for (uint32_t g = 1; g < nr_groups; g++)
+		tm->grp_first[g] = tm->grp_first[g - 1] + tm->grp_count[g - 1];
+	for (uint32_t id = 0; id < nr_tables; id++) {
+		uint32_t g = table_group[id];
+		rank[id] = ++fill[g];
+		tm->grp_tables[tm->grp_first[g] + rank[id] - 1] = id;
+	}
+	free(fill);
+	return 0;
+}
+
+void touch_free(struct touch_model *tm)
+{
+	free(tm->timer);
+	free(tm->owner_cpu);
+	free(tm->grp_first);
+	free(tm->grp_count);
+	free(tm->grp_tables);
+	free(tm->fen_hot);
+	free(tm->fen_cold);
+	free(tm->pn_hot);
+	free(tm->pn_cold);
+	free(tm->ctr);
+	free(tm->key);
+	free(tm->rate);
+}
+
+static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)
+{
+	struct rng r = { tm->key[g], tm->ctr[g] };
+	return r;
+}
+
+void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
+{
+	struct engine *e = tm->e;
+	double total = tm->rate[2 * g] * (double)tm->pn_hot[g] +
+		       tm->rate[2 * g + 1] * (double)tm->pn_cold[g];
+	if (total <= 0) {
+		timerq_cancel(&e->q, tm->timer[g]);
+		return;
+	}
+	struct rng r = group_rng(tm, g);
+	double dt = rng_exp(&r, 1.0 / total);
+	tm->ctr[g] = r.ctr;
+	uint64_t when = base + (uint64_t)dt + 1;
+	if (when > e->duration_ns + 1)
+		when = e->duration_ns + 1; /* parked past the end of the run */
+	timerq_set(&e->q, tm->timer[g], when);
+}
+
+void touch_changed(struct touch_model *tm, uint32_t g)
+{
+	uint64_t base = tm->e->t0;
+	if (g < tm->nr_slices) {
+		uint64_t busy = engine_busy_end(tm->e, tm->owner_cpu[g], base);
+		if (busy > base)
+			base = busy;
+	}
+	touch_rearm(tm, g, base);
+}
+
+void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p)
+{
+	struct rng r = group_rng(tm, g);
+	double wh = tm->rate[2 * g] * (double)tm->pn_hot[g];
+	double wc = tm->rate[2 * g + 1] * (double)tm->pn_cold[g];
+	p->hot = rng_unit(&r) * (wh + wc) < wh;
+	p->count = p->hot ? tm->pn_hot[g] : tm->pn_cold[g];
+	p->k = p->count ? rng_below(&r, p->count) : 0;
+	p->toucher = nr_touchers ? rng_below(&r, nr_touchers) : 0;
+	p->thin = rng_unit(&r);
+	tm->ctr[g] = r.ctr;
+}
+
+uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint32_t *rem)
+{
+	const uint32_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint32_t n = tm->grp_count[g], pos = 0, step = 1;
+	while (step * 2 <= n)
+		step *= 2;
+	for (; step; step >>= 1)
+		if (pos + step <= n && tree[pos + step] <= k) {
+			pos += step;
+			k -= tree[pos];
+		}
+	*rem = (uint32_t)k;
+	return tm->grp_tables[tm->grp_first[g] + pos];
+}

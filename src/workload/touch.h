@@ -1,0 +1,91 @@
+/* The touch model: when user code touches a PROT_NONE page, and which.
+ *
+ * Touches to pages that are not PROT_NONE have no kernel effect, so the
+ * model never generates them one by one.  A touch group is a set of pages
+ * with one set of touchers: a thread's private slice (one toucher, its
+ * owner) or a process's shared region (all its threads).  Touches of one
+ * page form a Poisson process, so the group's PROT_NONE pages fault as one
+ * Poisson process of the summed rate: the model draws the group's next
+ * touch of a PROT_NONE page, then which page and which toucher.  Two
+ * Fenwick trees per group (hot and cold pages) over its tables count the
+ * PROT_NONE pages, so a touch finds its table in O(log tables); the page
+ * within the table is a bitmap select (find_nth_bit).
+ *
+ * The mm learns nothing from here; it tells the model what changed:
+ * touch_count() for every PTE that became or stopped being PROT_NONE
+ * (set_pte_at), touch_changed() once a path is done with a table.  The
+ * model arms each group's engine timer; what a touch does when the timer
+ * fires is the kernel's business (kernel/sched/user.c).  See docs/model.md
+ * section 3.3 for why the process is exact. */
+#ifndef NUMASIM_TOUCH_H
+#define NUMASIM_TOUCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct engine;
+
+struct touch_model {
+	struct engine *e;
+	uint32_t nr_groups;
+	uint32_t nr_slices;           /* groups [0, nr_slices) have one toucher */
+	uint32_t *timer;              /* [group]: its engine timer id */
+	int32_t *owner_cpu;           /* [slice]: the CPU its owner runs on */
+	uint32_t *grp_first;          /* [group]: first slot of its tables in grp_tables */
+	uint32_t *grp_count;          /* [group]: number of its tables */
+	uint32_t *grp_tables;         /* table ids by group, in address order */
+	uint32_t *fen_hot, *fen_cold; /* per group a 1-based tree at grp_first + group */
+	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages */
+	uint64_t *ctr;                /* [group]: draws of its random stream */
+	uint64_t *key;                /* [group]: its stream's key */
+	double *rate;                 /* [group][hot, cold]: touches/ns of one page */
+};
+
+/* Build the groups of @nr_tables tables, table i belonging to group
+ * table_group[i] (tables in address order within a group); each table's
+ * 1-based rank in its group goes to rank[i].  Every group's stream is keyed
+ * from @seed.  Timers and owners are set by the caller. */
+int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uint32_t nr_slices,
+	       uint32_t nr_tables, const uint32_t *table_group, uint32_t *rank, uint64_t seed);
+void touch_free(struct touch_model *tm);
+
+/* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
+ * PROT_NONE. */
+static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank, bool hot,
+			       int delta)
+{
+	uint32_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint32_t n = tm->grp_count[g];
+	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
+		tree[i] += (uint32_t)delta;
+	if (hot)
+		tm->pn_hot[g] += (uint64_t)(int64_t)delta;
+	else
+		tm->pn_cold[g] += (uint64_t)(int64_t)delta;
+}
+
+/* Draw group @g's next touch of a PROT_NONE page from @base on and arm its
+ * timer (no timer if it has no PROT_NONE page). */
+void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
+/* A path changed the PROT_NONE set of one of @g's tables: redraw from the
+ * event's time -- the group's other PROT_NONE pages stay touchable while
+ * the step that made the change runs -- or, for a slice whose owner is in
+ * a kernel path, from when it leaves. */
+void touch_changed(struct touch_model *tm, uint32_t g);
+
+/* What a firing group touches: hot or cold, the k-th of @count PROT_NONE
+ * pages of that kind, which of its @nr_touchers touchers (0: a slice, whose
+ * owner needs no draw), and a uniform variate for thinning by interrupt
+ * time. */
+struct touch_pick {
+	bool hot;
+	uint64_t count, k;
+	uint64_t toucher;
+	double thin;
+};
+void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p);
+/* The table id holding the group's @k-th PROT_NONE page of the kind; the
+ * page's rank within that table goes to *rem. */
+uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint32_t *rem);
+
+#endif
