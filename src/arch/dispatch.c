@@ -1,5 +1,6 @@
 /* Run-time choice of the architecture's TLB code, by the machine's flush
  * engine.  The kernel makes this choice at build time. */
+#include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 
@@ -84,4 +85,24 @@ void arch_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	default:
 		x86_tlbbatch_flush(s, b);
 	}
+}
+
+void switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint64_t now)
+{
+	switch (s->m.engine) {
+	case FLUSH_ARM64:
+		arm64_switch_mm(s, cpu, next, now);
+		break;
+	case FLUSH_RISCV:
+		riscv_switch_mm(s, cpu, next, now);
+		break;
+	default:
+		x86_switch_mm_irqs_off(s, cpu, next, now);
+	}
+}
+
+void enter_lazy_tlb(struct sim *s, int cpu)
+{
+	if (s->m.engine == FLUSH_X86_IPI || s->m.engine == FLUSH_X86_INVLPGB)
+		x86_enter_lazy_tlb(s, cpu);
 }

@@ -107,14 +107,8 @@ static int setup_tasks(struct sim *s)
 		/* with a sleeping main thread (pid == tgid, not simulated) the
 		 * workers are its threads tgid+1.. */
 		t->pid = t->tgid + th + (p->main_thread_works ? 0 : 1);
-		/* spread the threads evenly over the CPUs (and so the nodes) */
-		t->cpu = (int)((int64_t)i * s->m.nr_cpus / s->nr_tasks);
 		t->mm = &s->mms[proc];
 		t->numa_preferred_nid = NUMA_NO_NODE;
-		struct cpu_state *c = &s->cpus[t->cpu];
-		c->curr = t;
-		c->loaded_mm = t->mm;
-		cpumask_set_cpu(t->cpu, &t->mm->cpumask);
 		t->mm->mm_users++;
 	}
 	return 0;
@@ -132,15 +126,24 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
-	if (setup_tasks(s))
+	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
+	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
 		goto oom;
-	s->nr_timers = 3u * (uint32_t)s->nr_tasks + (uint32_t)s->nr_mms + 2;
-	s->timer_account = s->nr_timers - 2;
-	s->timer_end = s->nr_timers - 1;
+	s->task_node_run_ns = calloc((size_t)s->nr_tasks * (size_t)s->m.nr_nodes, sizeof(double));
+	if (!s->task_node_run_ns)
+		goto oom;
+	sched_place_tasks(s);
+	/* timer ids: per task (tick, activity, slice touches), per process
+	 * (shared-region touches), accounting, end, then the scheduler's:
+	 * per task (sleep/wake), per CPU (slice end), per balancer */
+	s->timer_account = 3u * (uint32_t)s->nr_tasks + (uint32_t)s->nr_mms;
+	s->timer_end = s->timer_account + 1;
+	s->sched->timer_sleep = s->timer_end + 1;
+	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
+	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
+	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal;
 	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns))
 		goto oom;
-	for (int i = 0; i < s->nr_tasks; i++)
-		s->e.acct[s->tasks[i].cpu].work_timer = act_timer_id(s, i);
 	if (workload_build(s, err, errlen))
 		return -1;
 	s->table_vma = malloc(sizeof(*s->table_vma) * (s->nr_tables ? s->nr_tables : 1));
@@ -178,6 +181,9 @@ void sim_free(struct sim *s)
 	free(s->node_free_pages);
 	free(s->table_vma);
 	engine_free(&s->e);
+	sched_free(s);
+	free(s->node_run_ns);
+	free(s->task_node_run_ns);
 	timeseries_free(s->ts);
 	s->ts = NULL;
 }
@@ -201,21 +207,24 @@ static void progress(struct sim *s, uint64_t now, double started, double *last)
 			100.0 * (double)now / (double)s->duration_ns, w - started);
 }
 
-int sim_run(struct sim *s)
+void sim_start(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++) {
 		sim_enter(s, NULL, 0);
 		init_numa_balancing_mm(s, &s->mms[i]); /* also when main sleeps */
 		for (int t = 0; t < s->nr_tasks; t++)
-			if (s->tasks[t].mm == &s->mms[i]) {
-				/* the main thread starts the mm; the others are its threads */
+			if (s->tasks[t].mm == &s->mms[i]) /* the main thread starts the mm */
 				init_numa_balancing(s, &s->tasks[t], s->tasks[t].pid == s->tasks[t].tgid);
-				schedule_tick(s, &s->tasks[t], 0);
-			}
 	}
+	sched_start(s);
 	timerq_set(&s->e.q, s->timer_account, ACCOUNT_NS);
 	timerq_set(&s->e.q, s->timer_end, s->duration_ns);
 
+}
+
+int sim_run(struct sim *s)
+{
+	sim_start(s);
 	double started = wall_seconds(), last = started;
 	uint64_t now = 0;
 	while (!timerq_empty(&s->e.q)) {
@@ -229,6 +238,8 @@ int sim_run(struct sim *s)
 			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
 			if (s->progress)
 				progress(s, now, started, &last);
+		} else if (id > s->timer_end) {
+			sched_timer(s, id, now);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
 			user_touch(s, (uint32_t)s->nr_tasks + (id - 3u * (uint32_t)s->nr_tasks), now);
 		} else {
@@ -242,8 +253,16 @@ int sim_run(struct sim *s)
 	}
 	workload_account(s, s->duration_ns);
 	timeseries_tick(s, s->duration_ns);
-	for (int i = 0; i < s->nr_tasks; i++)
-		s->w.total_ops += s->tasks[i].ops;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *p = &s->tasks[i];
+		s->w.total_ops += p->ops;
+		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
+			double ns = (double)(s->duration_ns - p->exec_start);
+			s->node_run_ns[s->cpus[p->cpu].node] += ns;
+			s->task_node_run_ns[(size_t)i * (size_t)s->m.nr_nodes +
+					    (size_t)s->cpus[p->cpu].node] += ns;
+		}
+	}
 	if (s->progress && wall_seconds() - started > 1.0)
 		fprintf(s->progress_out, "\r%60s\r", "");
 	return 0;

@@ -30,11 +30,16 @@ struct tunables {
 	unsigned scan_size_mb;
 };
 
+#define TLB_NR_DYN_ASIDS 6
+
 struct cpu_state {
 	int node;
 	struct mm_struct *loaded_mm;  /* cpu_tlbstate.loaded_mm */
 	uint64_t loaded_gen;          /* tlb_gen this CPU's TLB is up to date with */
 	bool is_lazy;
+	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
+	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
+	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	struct task_struct *curr;
 	uint64_t last_full_flush;     /* ns */
 	uint64_t irq_tlb_count;       /* /proc/interrupts TLB */
@@ -59,8 +64,16 @@ struct sim_stats {
 	uint64_t flush_rounds;            /* flush_tlb_multi calls (IPI rounds) */
 	uint64_t broadcasts;              /* INVLPGB / TLBI broadcast flushes */
 	uint64_t hint_faults_lost;        /* touches dropped: thread in the kernel or in an interrupt */
+	uint64_t scan_period_resets;      /* update_scan_period resets (cross-node moves) */
+	uint64_t numa_task_moves;         /* task_numa_migrate: migrate_task_to */
+	uint64_t numa_task_swaps;         /* task_numa_migrate: migrate_swap */
+	uint64_t context_switches;        /* context_switch to a task */
+	uint64_t task_migrations;         /* set_task_cpu to another CPU (se.nr_migrations) */
+	uint64_t task_node_moves;         /* ... to another node */
 	uint64_t events;
 };
+
+struct sched_state;
 
 struct sim {
 	struct machine m;
@@ -81,6 +94,7 @@ struct sim {
 	uint64_t *node_free_pages;        /* per node */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */
 
+	struct sched_state *sched;        /* runqueues, domains (kernel/sched/sched.h) */
 	struct engine e;                  /* time, timers, per-CPU accounting */
 	uint32_t timer_account, timer_end, nr_timers;
 	struct task_struct *current;      /* the task of the step being run */
@@ -90,6 +104,8 @@ struct sim {
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */
 	struct timeseries *ts;            /* per-second series, always kept */
+	double *node_run_ns;              /* per node: CPU time the tasks ran there */
+	double *task_node_run_ns;         /* [task][node]: the same per task */
 };
 
 /* Per simulated second: what the plots draw. */
@@ -192,9 +208,18 @@ static inline void sim_enter(struct sim *s, struct task_struct *p, uint64_t t0)
 	s->current = p;
 	engine_enter(&s->e, p ? p->cpu : 0, p != NULL, t0);
 }
+/* Enter @cpu's context with no task's work (the scheduler's own). */
+static inline void sim_enter_cpu(struct sim *s, int cpu, uint64_t t0)
+{
+	s->current = NULL;
+	engine_enter(&s->e, cpu, false, t0);
+}
 
 int sim_init(struct sim *s, char *err, size_t errlen);
 void sim_free(struct sim *s);
+/* Time 0: NUMA-balancing state of every task, the tasks on their CPUs,
+ * the run's timers (sim_run does it first; unit tests stop there). */
+void sim_start(struct sim *s);
 /* Run until duration_ns; returns 0. */
 int sim_run(struct sim *s);
 

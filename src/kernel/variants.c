@@ -31,6 +31,8 @@ static void base_v6_3(struct kernel_config *k)
 {
 	base_v5_15(k);
 	k->migrate_batch_flush = true;
+	k->sis_util = true;                /* v6.0 */
+	k->imb_numa_nr = true;             /* 026b98a93bbd, cb29a5c19d2d: v6.0 */
 }
 
 static void base_v6_4(struct kernel_config *k)
@@ -45,6 +47,9 @@ static void base_v7_3(struct kernel_config *k)
 	base_v6_4(k);
 	k->flush_pending_dsb_only = false; /* 4b634918384c, then flush_tlb_mm on every arch */
 	k->arm64_batched_unmap = true;     /* 43b3dfdd0455, v6.5 */
+	k->eevdf = true;                   /* v6.6 */
+	k->lazy_mm_cpumask = true;         /* 209954cbc7d0, 6db2526c1d69: v6.14 */
+	k->base_slice_700us = true;        /* 2ae891b82695, v6.15 */
 }
 
 static const struct base_def bases[] = {

@@ -17,6 +17,11 @@ struct kernel_config {
 	bool vma_scan_filter;        /* v6.4: per-VMA scan delay and PID filter (numab_state) */
 	bool flush_pending_dsb_only; /* arm64 before 4b634918384c: flush_tlb_batched_pending is a DSB */
 	bool arm64_batched_unmap;    /* 43b3dfdd0455 (v6.5): arm64 selects ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH */
+	bool sis_util;               /* v6.0: select_idle_cpu's scan limit from LLC utilisation (SIS_UTIL) */
+	bool imb_numa_nr;            /* v6.0: NUMA imbalance allowance from sd->imb_numa_nr (12.5% of a node) */
+	bool eevdf;                  /* v6.6: EEVDF replaces CFS (one base slice, no latency period) */
+	bool base_slice_700us;       /* 2ae891b82695 (v6.15): base slice 0.70 ms, not 0.75 ms */
+	bool lazy_mm_cpumask;        /* 209954cbc7d0 + 6db2526c1d69 (v6.14): x86 mm_cpumask cleared lazily, trimmed once a second */
 	/* patches */
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */
 	bool single_folio_v2;        /* no TTU_BATCH_FLUSH for a lone small unshared folio */

@@ -44,6 +44,10 @@ struct cost_model {
 	double migrate_setup_ns;     /* isolate, allocate dst, lock, rmap walk, unmap */
 	double copy_page_ns;         /* copy 4 KiB when source and destination are local */
 	double remap_ns;             /* remove_migration_ptes, putback, per folio */
+	/* scheduler */
+	double context_switch_ns;    /* __schedule + switch_mm + switch_to, direct cost */
+	double sched_rq_scan_ns;     /* load balancing / NUMA search: one runqueue examined */
+	double stopper_move_ns;      /* moving a running task through the stopper */
 };
 
 struct machine {

@@ -24,7 +24,8 @@ static const struct stat_def stat_defs[] = {
 	U(scanner_flushes), U(scanner_flushes_cpr), U(numa_gathers), R(numa_gather_ns),
 	U(passes), R(pass_ns), U(migrations), U(migr_saw_pending), U(migr_overlap_pass),
 	U(migr_in_chunk), U(migr_pte_protnone), U(batch_flushes), U(flush_rounds),
-	U(broadcasts), U(hint_faults_lost), U(events),
+	U(broadcasts), U(hint_faults_lost), U(scan_period_resets), U(numa_task_moves),
+	U(numa_task_swaps), U(context_switches), U(task_migrations), U(task_node_moves), U(events),
 };
 
 _Static_assert(sizeof(stat_defs) / sizeof(stat_defs[0]) * 8 == sizeof(struct sim_stats),
@@ -126,6 +127,25 @@ static void text_instrumentation(const struct sim *s, FILE *out)
 	line_count(out, "simulation events", st->events);
 }
 
+/* Where the tasks ran and how they moved (se.nr_migrations summed; the
+ * sched_move_numa / sched_swap_numa tracepoints' counts). */
+static void text_sched(const struct sim *s, FILE *out)
+{
+	const struct sim_stats *st = &s->st;
+	fprintf(out, "\nscheduler\n");
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		char label[64];
+		snprintf(label, sizeof(label), "CPU-seconds run on node %d", n);
+		line_ratio(out, label, s->node_run_ns[n], 1e9, 1, " s");
+	}
+	line_count(out, "context switches", st->context_switches);
+	line_count(out, "task migrations (se.nr_migrations)", st->task_migrations);
+	line_count(out, "  of them across nodes", st->task_node_moves);
+	line_count(out, "NUMA placement moves (migrate_task_to)", st->numa_task_moves);
+	line_count(out, "NUMA placement swaps (migrate_swap)", st->numa_task_swaps);
+	line_count(out, "scan period resets (update_scan_period)", st->scan_period_resets);
+}
+
 static void text_costs(const struct sim *s, FILE *out)
 {
 	double cpu_ns = (double)s->m.nr_cpus * (double)s->duration_ns, sum = 0;
@@ -146,6 +166,7 @@ void report_text(const struct sim *s, const struct scenario *sc, FILE *out)
 	text_header(s, sc, out);
 	text_counters(s, out);
 	text_instrumentation(s, out);
+	text_sched(s, out);
 	text_costs(s, out);
 }
 
@@ -242,6 +263,29 @@ static json_t *json_timeseries(const struct sim *s)
 	return o;
 }
 
+/* Per task: where it ran (CPU-seconds per node) and how it moved. */
+static json_t *json_tasks(const struct sim *s)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *p = &s->tasks[i];
+		json_t *t = json_object(), *nodes = json_array();
+		json_object_set_new(t, "pid", jint((uint64_t)p->pid));
+		for (int n = 0; n < s->m.nr_nodes; n++)
+			json_array_append_new(nodes, jreal(s->task_node_run_ns[(size_t)i * (size_t)s->m.nr_nodes +
+									  (size_t)n] / 1e9));
+		json_object_set_new(t, "cpu_seconds_per_node", nodes);
+		json_object_set_new(t, "nr_migrations", jint(p->nr_migrations));
+		json_object_set_new(t, "node_moves", jint(p->nr_node_moves));
+		json_object_set_new(t, "numa_moves", jint(p->nr_numa_moves));
+		json_object_set_new(t, "numa_swaps", jint(p->nr_numa_swaps));
+		json_object_set_new(t, "numa_scan_period_ms", jint(p->numa_scan_period));
+		json_object_set_new(t, "preferred_nid", json_integer(p->numa_preferred_nid));
+		json_array_append_new(a, t);
+	}
+	return a;
+}
+
 json_t *report_json(const struct sim *s, const struct scenario *sc)
 {
 	json_t *o = json_object(), *irq = json_object();
@@ -257,6 +301,11 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(irq, "tlb_shootdowns", jint(tlb_interrupts(s)));
 	json_object_set_new(o, "interrupts", irq);
 	json_object_set_new(o, "stats", json_stats(s));
+	json_t *nodes = json_array();
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		json_array_append_new(nodes, jreal(s->node_run_ns[n] / 1e9));
+	json_object_set_new(o, "cpu_seconds_per_node", nodes);
+	json_object_set_new(o, "tasks", json_tasks(s));
 	json_object_set_new(o, "throughput_ops_per_s", jreal(throughput(s)));
 	json_object_set_new(o, "cost_ns", json_costs(s));
 	if (s->ts)

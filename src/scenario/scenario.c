@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kernel/sched/topology.h"
 #include "linux/cpumask.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -28,7 +29,8 @@
 	X(ipi_send_base_ns) X(ipi_send_per_cpu_ns) X(ipi_latency_ns)       \
 	X(ipi_handler_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
 	X(pte_update_ns) X(pte_skip_ns) X(pte_table_ns) X(gather_ns)       \
-	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)
+	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)   \
+	X(context_switch_ns) X(sched_rq_scan_ns) X(stopper_move_ns)
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
@@ -40,11 +42,12 @@ enum key_id {
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
+	K_BIND, K_RUN_MS, K_SLEEP_MS,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
 
-#define NR_COST_KEYS (K_COST_remap_ns - K_COST_dram_local_ns + 1)
+#define NR_COST_KEYS (K_COST_stopper_move_ns - K_COST_dram_local_ns + 1)
 _Static_assert(sizeof(struct cost_model) == NR_COST_KEYS * sizeof(double),
 	       "struct cost_model changed: add the field to COST_FIELDS in scenario.c");
 _Static_assert(NR_KEYS <= SCENARIO_MAX_KEYS, "raise SCENARIO_MAX_KEYS");
@@ -57,6 +60,7 @@ enum key_type {
 	KT_BOOL,
 	KT_ENGINE,       /* enum flush_engine */
 	KT_FIRST_TOUCH,  /* enum first_touch */
+	KT_BIND,         /* enum thread_bind */
 	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
 	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
 };
@@ -127,6 +131,9 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MAIN_WORKS] = { "workload", "main_thread_works", KT_BOOL, OFF(w.main_thread_works), 0, 0, false },
 	[K_SPREAD_SHARED] = { "workload", "spread_shared", KT_BOOL, OFF(w.spread_shared), 0, 0, false },
 	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false },
+	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false },
+	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false },
+	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1e9 s keeps duration_ns within uint64_t */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },
@@ -318,6 +325,11 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		if (parse_name(v, first_touch_names, NR_FIRST_TOUCH, &e, why, len))
 			return -1;
 		*(enum first_touch *)field(sc, k) = (enum first_touch)e;
+		return 0;
+	case KT_BIND:
+		if (parse_name(v, thread_bind_names, NR_THREAD_BIND, &e, why, len))
+			return -1;
+		*(enum thread_bind *)field(sc, k) = (enum thread_bind)e;
 		return 0;
 	case KT_KERNEL:
 		return assign_kernel(sc, k, v, why, len);
@@ -695,12 +707,11 @@ static int check_share(const struct scenario *sc, int frac_k, int share_k, char 
 
 static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 {
-	static const int ks[] = { K_THREADS, K_PROCESSES };
-	long long threads = (long long)sc->w.processes * sc->w.threads;
-	if (threads > sc->m.nr_cpus)
+	static const int ks[] = { K_RUN_MS, K_SLEEP_MS };
+	if ((sc->w.run_ms > 0) != (sc->w.sleep_ms > 0))
 		return vfail(sc, blame(sc, ks, 2), err, errlen,
-			     "%lld threads but only %d CPUs: threads are pinned one per CPU",
-			     threads, sc->m.nr_cpus);
+			     "run_ms and sleep_ms go together: a thread that sleeps runs "
+			     "run_ms of CPU time, then sleeps sleep_ms (both means)");
 	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
 		return -1;
 	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);
@@ -708,7 +719,7 @@ static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 
 /* The memory check mirrors workload_build (workload/workload.c): region
  * sizes rounded up to whole PTE tables (2 MiB), task g on CPU
- * g * nr_cpus / nr_tasks, a shared store's 2 MiB chunks first touched by
+ * g on fork_spread_cpu(g), a shared store's 2 MiB chunks first touched by
  * its process's threads in turn (process 0's for map_shared), private
  * slices by their owner, interleave per chunk. */
 #define PMD_PAGES 512ull
@@ -736,8 +747,8 @@ static void mem_layout(const struct workload_params *w, struct mem_layout *l)
 static int touch_node(const struct machine *m, const struct workload_params *w,
 		      enum first_touch ft, int g)
 {
-	int tasks = w->processes * w->threads;
-	int node = machine_cpu_node(m, (int)((int64_t)g * m->nr_cpus / tasks));
+	(void)w;
+	int node = machine_cpu_node(m, fork_spread_cpu(m, g));
 	if (ft == FT_LOCAL)
 		return node;
 	if (ft == FT_REMOTE)

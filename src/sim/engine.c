@@ -13,6 +13,7 @@ const char *const cost_cause_names[NR_COST_CAUSES] = {
 	[COST_IPI_HANDLE] = "ipi_handle",
 	[COST_TLB_REFILL] = "tlb_refill",
 	[COST_LOCK_WAIT] = "lock_wait",
+	[COST_SCHED] = "sched",
 };
 
 int engine_init(struct engine *e, int nr_cpus, uint32_t nr_timers, uint64_t duration_ns)

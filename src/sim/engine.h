@@ -35,6 +35,7 @@ enum cost_cause {
 	COST_IPI_HANDLE,    /* a receiver's interrupt and flush_tlb_func */
 	COST_TLB_REFILL,    /* user-mode page walks refilling a flushed TLB */
 	COST_LOCK_WAIT,     /* waiting for a PTE table lock */
+	COST_SCHED,         /* context switches, load balancing, NUMA task placement */
 	NR_COST_CAUSES
 };
 extern const char *const cost_cause_names[NR_COST_CAUSES];

@@ -92,6 +92,10 @@ void touch_changed(struct touch_model *tm, uint32_t g)
 {
 	uint64_t base = tm->e->t0;
 	if (g < tm->nr_slices) {
+		if (tm->owner_cpu[g] < 0) { /* its owner is not running */
+			timerq_cancel(&tm->e->q, tm->timer[g]);
+			return;
+		}
 		uint64_t busy = engine_busy_end(tm->e, tm->owner_cpu[g], base);
 		if (busy > base)
 			base = busy;

@@ -30,7 +30,7 @@ struct touch_model {
 	uint32_t nr_groups;
 	uint32_t nr_slices;           /* groups [0, nr_slices) have one toucher */
 	uint32_t *timer;              /* [group]: its engine timer id */
-	int32_t *owner_cpu;           /* [slice]: the CPU its owner runs on */
+	int32_t *owner_cpu;           /* [slice]: the CPU its owner runs on, -1 if off-CPU */
 	uint32_t *grp_first;          /* [group]: first slot of its tables in grp_tables */
 	uint32_t *grp_count;          /* [group]: number of its tables */
 	uint32_t *grp_tables;         /* table ids by group, in address order */
@@ -70,7 +70,8 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
 /* A path changed the PROT_NONE set of one of @g's tables: redraw from the
  * event's time -- the group's other PROT_NONE pages stay touchable while
  * the step that made the change runs -- or, for a slice whose owner is in
- * a kernel path, from when it leaves. */
+ * a kernel path, from when it leaves; a slice whose owner is off-CPU is
+ * not touched at all. */
 void touch_changed(struct touch_model *tm, uint32_t g);
 
 /* What a firing group touches: hot or cold, the k-th of @count PROT_NONE

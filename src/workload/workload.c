@@ -18,6 +18,12 @@ const char *const first_touch_names[NR_FIRST_TOUCH] = {
 	[FT_NODE0] = "node0",
 };
 
+const char *const thread_bind_names[NR_THREAD_BIND] = {
+	[BIND_NONE] = "none",
+	[BIND_NODE] = "node",
+	[BIND_CPU] = "cpu",
+};
+
 void workload_defaults(struct workload_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -434,29 +440,34 @@ int workload_start(struct sim *s)
 	return 0;
 }
 
+void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
+{
+	struct cpu_acct *c = &s->e.acct[t->cpu];
+	double span = (double)(now - t->acct_from);
+	double busy = c->busy_ns - c->busy_at_account;
+	c->busy_at_account = c->busy_ns;
+	t->acct_from = now;
+	double user = span - busy;
+	if (user < 0)
+		user = 0;
+	double op = task_op_ns(s, t), local = task_op_ns_local(s);
+	t->ops += user / op;
+	/* the share of the interval not taken by interrupt handlers: the
+	 * thread touches no memory while they run */
+	double stolen = c->stolen_ns - c->stolen_at_account;
+	c->stolen_at_account = c->stolen_ns;
+	double frac = span > 0 ? 1 - stolen / span : 1;
+	s->w.user_frac[t->idx] = frac < 0 ? 0 : frac;
+	/* user time spent waiting on latency beyond all-local memory */
+	if (op > local)
+		s->w.remote_ns += user * (op - local) / op;
+}
+
 void workload_account(struct sim *s, uint64_t now)
 {
-	for (int i = 0; i < s->nr_tasks; i++) {
-		struct task_struct *t = &s->tasks[i];
-		struct cpu_acct *c = &s->e.acct[t->cpu];
-		double span = (double)(now - s->w.last_account);
-		double busy = c->busy_ns - c->busy_at_account;
-		c->busy_at_account = c->busy_ns;
-		double user = span - busy;
-		if (user < 0)
-			user = 0;
-		double op = task_op_ns(s, t), local = task_op_ns_local(s);
-		t->ops += user / op;
-		/* the share of the interval not taken by interrupt handlers:
-		 * the thread touches no memory while they run */
-		double stolen = c->stolen_ns - c->stolen_at_account;
-		c->stolen_at_account = c->stolen_ns;
-		double frac = span > 0 ? 1 - stolen / span : 1;
-		s->w.user_frac[i] = frac < 0 ? 0 : frac;
-		/* user time spent waiting on latency beyond all-local memory */
-		if (op > local)
-			s->w.remote_ns += user * (op - local) / op;
-	}
+	for (int i = 0; i < s->nr_tasks; i++)
+		if (s->tasks[i].state == TASK_ON_CPU)
+			workload_account_task(s, &s->tasks[i], now);
 	s->w.last_account = now;
 	refresh_rates(s);
 }
@@ -534,7 +545,7 @@ static int build_groups(struct sim *s)
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);
 	for (int i = 0; i < s->nr_tasks; i++)
-		tm->owner_cpu[i] = s->tasks[i].cpu;
+		tm->owner_cpu[i] = -1; /* until it runs (sched_start) */
 	rc = 0;
 out:
 	free(group);

@@ -27,6 +27,11 @@ enum first_touch {
 };
 extern const char *const first_touch_names[NR_FIRST_TOUCH];
 
+/* Thread binding: none (the scheduler places threads), each thread to the
+ * node or to the CPU it starts on. */
+enum thread_bind { BIND_NONE, BIND_NODE, BIND_CPU, NR_THREAD_BIND };
+extern const char *const thread_bind_names[NR_THREAD_BIND];
+
 struct workload_params {
 	int processes;
 	int threads;                 /* per process */
@@ -42,6 +47,8 @@ struct workload_params {
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */
 	unsigned vma_mib;            /* split each region into VMAs of this size (0: one) */
+	enum thread_bind bind;
+	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
 };
 
 /* Accounting classes: one per private slice and one per shared store; the
@@ -82,8 +89,11 @@ void workload_free(struct sim *s);
 int workload_start(struct sim *s);
 /* Write a lazily built table's pages and PTEs (their first-touch state). */
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t);
-/* Integrate throughput up to @now. */
+/* Integrate throughput up to @now: every running task's user time since
+ * it was last settled (workload_account_task, also when it leaves its
+ * CPU), at the memory latency of its current placement. */
 void workload_account(struct sim *s, uint64_t now);
+void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);

@@ -79,13 +79,15 @@ expect_error cpus_mismatch "$f:$(line_of 'cpus *='): machine.cpus: 999 CPUs but 
 f=$(make_bad memory 'mem_per_node_gib *=' 'mem_per_node_gib = 0.25')
 expect_error memory "$f:$(line_of 'memory_gib *='): workload.memory_gib: needs 1 GiB" run "$f"
 
-f=$(make_bad too_many_threads 'threads *=' 'threads = 17')
-expect_error too_many_threads "$f:$(line_of 'threads *='): workload.threads: 17 threads but only 16 CPUs" run "$f"
+expect_error bind_unknown "--set: workload.bind:" run small --set workload.bind=socket
+expect_error run_without_sleep "workload.run_ms: run_ms and sleep_ms go together" \
+    run small --set workload.run_ms=5
+expect_error sleep_negative "--set: workload.sleep_ms:" run small --set workload.sleep_ms=-1
 
 expect_error set_unknown_key "--set: bogus.key: unknown key" run small --set bogus.key=1
 expect_error set_bad_value "--set: workload.threads: 'x'" run small --set workload.threads=x
-expect_error set_cross_field "--set: workload.threads: 17 threads but only 16 CPUs" \
-    run small --set workload.threads=17
+expect_error set_cross_field "--set: workload.memory_gib: needs 100 GiB" \
+    run small --set workload.memory_gib=100
 expect_error unknown_kernel "--kernel: kernel.name: unknown kernel base 'v9.9'" run small --kernel v9.9
 
 missing="$work/no-such-scenario.ini"

@@ -205,6 +205,7 @@ struct mm_struct {
 	uint32_t tlb_flush_batched;    /* pending gen | flushed gen << 16 */
 	uint64_t tlb_gen;              /* x86 mm->context.tlb_gen */
 	bool global_asid;              /* x86 INVLPGB broadcast ASID */
+	uint64_t next_trim_cpumask;    /* x86 v6.14+: jiffies of the next mask trim */
 	struct cpumask cpumask;        /* mm_cpumask */
 	struct vm_area_struct *vmas;
 	int nr_vmas;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "linux/cpumask.h"
 #include "linux/mm_types.h"
 
 struct migrate_ctx;
@@ -71,12 +72,37 @@ struct numa_fault_ctx {
 	uint64_t unmap_time;
 };
 
+/* The scheduler's view of a task (the model's TASK_RUNNING with on_rq, and
+ * TASK_INTERRUPTIBLE). */
+enum task_sched_state {
+	TASK_NEW,                 /* not started yet */
+	TASK_QUEUED,              /* runnable, waiting on its CPU's runqueue */
+	TASK_ON_CPU,              /* running (rq's current) */
+	TASK_SLEEPING,            /* blocked until woken */
+};
+
 struct task_struct {
 	int pid, tgid;
 	int idx;                  /* index in sim->tasks */
-	int cpu;
+	int cpu;                  /* task_cpu(): where it runs, waits, or last ran */
 	struct mm_struct *mm;
 	uint64_t start_time;      /* ns */
+	/* scheduler (kernel/sched/core.c) */
+	enum task_sched_state state;
+	struct task_struct *rq_next;   /* next in its runqueue's FIFO */
+	const struct cpumask *cpus_ptr; /* allowed CPUs (NULL: all) */
+	uint64_t exec_start;      /* ns: when it last went on a CPU */
+	uint64_t sum_exec_runtime;/* ns of CPU time before exec_start */
+	uint64_t slice_end;       /* ns: its current slice's end */
+	unsigned long nr_migrations;   /* se.nr_migrations */
+	unsigned long nr_node_moves;   /* of them, to another node */
+	unsigned long nr_numa_moves, nr_numa_swaps; /* sched_move_numa / sched_swap_numa */
+	int move_to;              /* a move asked for while it was in the kernel, or -1 */
+	struct task_struct *swap_with; /* ... a swap with this task (migrate_swap) */
+	bool want_sleep;          /* its run phase ended while it was in the kernel */
+	uint64_t run_left;        /* ns of CPU time left in its run phase (0: never sleeps) */
+	uint64_t sleep_ctr;       /* draws of its run/sleep stream */
+	uint64_t acct_from;       /* ns: its user time is settled up to here */
 	/* NUMA balancing */
 	uint64_t node_stamp;      /* ns of CPU time */
 	unsigned int numa_scan_period; /* ms */
@@ -98,16 +124,18 @@ struct task_struct {
 	struct numa_scan_walk walk;
 	struct numa_fault_ctx fault;
 	struct migrate_ctx *mctx;  /* the fault's migrate_pages() lists */
-	uint64_t busy_until;      /* ns: a fault without a timer ends here (act is ACT_USER) */
 	double ops;               /* work units completed (throughput) */
 };
 
-/* CPU time of a task: threads run continuously on their own CPU, so CPU time
- * advances with wall time from the task's start (interrupt time included, as
- * without CONFIG_IRQ_TIME_ACCOUNTING). */
+/* CPU time of a task: what it ran before, plus the current stretch if it
+ * is on a CPU (interrupt time included, as without
+ * CONFIG_IRQ_TIME_ACCOUNTING). */
 static inline uint64_t task_sum_exec_runtime(const struct task_struct *p, uint64_t now)
 {
-	return now > p->start_time ? now - p->start_time : 0;
+	uint64_t t = p->sum_exec_runtime;
+	if (p->state == TASK_ON_CPU && now > p->exec_start)
+		t += now - p->exec_start;
+	return t;
 }
 
 #endif

@@ -50,8 +50,8 @@ void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_st
 		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);
 		p->fault.overlapped_pass |= p->mm->scan_pass_running;
 		act_at(s, p, ACT_MIGRATE_UNMAP);
-	} else if (p->numa_work_queued) {
-		act_at(s, p, ACT_RETURN); /* task_work runs on the way out */
+	} else if (p->numa_work_queued || sched_exit_work(s, p)) {
+		act_at(s, p, ACT_RETURN); /* task_work, or the scheduler, on the way out */
 	} else {
 		/* nothing happens on the way out: no event, just busy until then */
 		task_set_act(s, p, ACT_USER);
@@ -102,8 +102,12 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		break;
 	case ACT_RETURN:
 		task_set_act(s, p, ACT_USER);
-		if (p->numa_work_queued)
+		if (p->numa_work_queued) {
 			task_work_run_numa(s, p, now);
+			if (p->act != ACT_USER)
+				break; /* a scan pass started */
+		}
+		sched_return_to_user(s, p, now);
 		break;
 	default:
 		break;

@@ -4,16 +4,24 @@
  * (should_numa_migrate_memory), fault statistics, placement and NUMA groups.
  *
  * task_numa_work is stepped one PMD (PTE table) at a time so that the
- * scanner's simulated time interleaves with faults on other CPUs.
- * Left out: task moves between nodes (threads are pinned, so
- * numa_migrate_preferred finds no CPU: the sched_stick_numa case),
- * memory tiering, cpusets, preferred_group_nid on non-direct topologies
- * (the model's machines are direct), exiting tasks. */
+ * scanner's simulated time interleaves with faults on other CPUs.  NUMA
+ * placement moves tasks (task_numa_migrate, below); the fair class's
+ * wake-up placement and load balancing close the file.
+ * Left out: memory tiering, cpusets, preferred_group_nid on non-direct
+ * topologies (the model's machines are direct), exiting tasks. */
 #include <stdlib.h>
 
+#include "kernel/sched/sched.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
-#include "kernel/sim.h"
+
+#define NICE_0_LOAD 1024
+#define SCHED_MIGRATION_COST_NS 500000ull /* sysctl_sched_migration_cost */
+#define NODE_RECLAIM_DISTANCE 30
+#define NUMA_IMBALANCE_MIN 2
+
+static bool core_idle(const struct sim *s, int cpu);
+static long adjust_numa_imbalance(long imbalance, int dst_running, unsigned imb_numa_nr);
 
 #define MAX_SCAN_WINDOW 2560
 #define NUMA_PERIOD_SLOTS 10
@@ -646,14 +654,252 @@ void task_numa_placement(struct sim *s, struct task_struct *p)
 	if (ng)
 		numa_group_count_active_nodes(s, ng);
 	if (max_faults && max_nid != p->numa_preferred_nid)
-		p->numa_preferred_nid = max_nid; /* sched_setnuma */
+		sched_setnuma(s, p, max_nid);
 	update_task_scan_period(s, p, fault_types[0], fault_types[1]);
 }
 
-/* numa_migrate_preferred: threads are pinned, so the search for a CPU on
- * the preferred node finds none (sched_stick_numa): the retry time is set
- * and a grouped task's preferred node becomes its current one, as
- * task_numa_migrate does when it finds nothing. */
+/* ---- NUMA task placement: task_numa_migrate ---------------------------- */
+
+#define SMALLIMP 30
+
+static unsigned long task_faults(const struct sim *s, const struct task_struct *p, int nid)
+{
+	if (!p->numa_faults)
+		return 0;
+	return p->numa_faults[task_faults_idx(s, NUMA_MEM, nid, 0)] +
+	       p->numa_faults[task_faults_idx(s, NUMA_MEM, nid, 1)];
+}
+
+/* task_weight / group_weight: the share (per mille) of the task's (its
+ * group's) memory faults on @nid.  The model's machines are DIRECT, so no
+ * nearby-node scores. */
+static long task_weight(const struct sim *s, const struct task_struct *p, int nid)
+{
+	if (!p->numa_faults || !p->total_numa_faults)
+		return 0;
+	return (long)(1000 * task_faults(s, p, nid) / p->total_numa_faults);
+}
+
+static long group_weight(const struct sim *s, const struct task_struct *p, int nid)
+{
+	const struct numa_group *ng = p->numa_group;
+	if (!ng || !ng->total_faults)
+		return 0;
+	return (long)(1000 * group_faults(s, p, nid) / ng->total_faults);
+}
+
+enum numa_type { node_has_spare, node_fully_busy, node_overloaded };
+
+struct numa_stats {
+	long load, nr_running, util, compute_capacity, weight;
+	enum numa_type type;
+	int idle_cpu;
+};
+
+struct task_numa_env {
+	struct task_struct *p;
+	int src_cpu, src_nid, dst_cpu, dst_nid;
+	unsigned imbalance_pct, imb_numa_nr;
+	struct numa_stats src_stats, dst_stats;
+	long best_imp;
+	struct task_struct *best_task;
+	int best_cpu;
+	int scanned;
+};
+
+/* update_numa_stats: the node's running tasks and, for the destination,
+ * an idle CPU the task may use (an idle core first). */
+static void update_numa_stats(struct sim *s, struct task_numa_env *env, struct numa_stats *ns,
+			      int nid, bool find_idle)
+{
+	*ns = (struct numa_stats){ .idle_cpu = -1 };
+	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
+		if (cpu_to_node(s, cpu) != nid)
+			continue;
+		int nr = cpu_rq(s, cpu)->nr_running;
+		ns->nr_running += nr;
+		ns->load += (long)nr * NICE_0_LOAD;
+		ns->util += nr ? NICE_0_LOAD : 0;
+		ns->compute_capacity += NICE_0_LOAD;
+		ns->weight++;
+		env->scanned++;
+		if (find_idle && !nr && !s->cpus[cpu].curr && !cpu_rq(s, cpu)->numa_migrate_on &&
+		    task_allowed(env->p, cpu) &&
+		    (ns->idle_cpu < 0 || (s->m.threads_per_core > 1 && core_idle(s, cpu) &&
+					  !core_idle(s, ns->idle_cpu))))
+			ns->idle_cpu = cpu;
+	}
+	/* numa_classify with the halved imbalance_pct */
+	if (ns->nr_running > ns->weight &&
+	    (ns->compute_capacity * 100 < ns->util * (long)env->imbalance_pct ||
+	     ns->compute_capacity * (long)env->imbalance_pct < ns->load * 100))
+		ns->type = node_overloaded;
+	else if (ns->nr_running < ns->weight ||
+		 (ns->compute_capacity * 100 > ns->util * (long)env->imbalance_pct))
+		ns->type = node_has_spare;
+	else
+		ns->type = node_fully_busy;
+}
+
+static bool load_too_imbalanced(long src_load, long dst_load, const struct task_numa_env *env)
+{
+	long src_cap = env->src_stats.compute_capacity, dst_cap = env->dst_stats.compute_capacity;
+	long imb = labs(dst_load * src_cap - src_load * dst_cap);
+	long old = labs(env->dst_stats.load * src_cap - env->src_stats.load * dst_cap);
+	return imb > old;
+}
+
+static void task_numa_assign(struct sim *s, struct task_numa_env *env, struct task_struct *cur,
+			     long imp)
+{
+	int cpu = env->dst_cpu;
+	if (!cur && env->dst_stats.idle_cpu >= 0)
+		cpu = env->dst_stats.idle_cpu; /* a move: the idle CPU found */
+	if (env->best_cpu >= 0)
+		cpu_rq(s, env->best_cpu)->numa_migrate_on = false;
+	cpu_rq(s, cpu)->numa_migrate_on = true;
+	env->best_cpu = cpu;
+	env->best_task = cur;
+	env->best_imp = imp;
+}
+
+/* task_numa_compare: is moving to, or swapping with the task on,
+ * env->dst_cpu better than the best so far?  True: stop searching. */
+static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long taskimp,
+			      long groupimp, bool maymove)
+{
+	struct task_struct *p = env->p, *cur;
+	long imp = p->numa_group ? groupimp : taskimp, moveimp = imp;
+	if (cpu_rq(s, env->dst_cpu)->numa_migrate_on)
+		return false;
+	cur = s->cpus[env->dst_cpu].curr;
+	if (cur == p)
+		return true;
+	if (!cur) {
+		if (maymove && moveimp >= env->best_imp)
+			task_numa_assign(s, env, NULL, moveimp);
+		return maymove && env->best_cpu >= 0 && !env->best_task;
+	}
+	if (!task_allowed(cur, env->src_cpu))
+		return false;
+	if (cur->numa_group == p->numa_group) {
+		/* no swap inside a group while the destination has room
+		 * (13ede3315087, v6.0) */
+		if (env->dst_stats.type == node_has_spare)
+			return false;
+		imp = taskimp + task_weight(s, cur, env->src_nid) - task_weight(s, cur, env->dst_nid);
+		if (cur->numa_group)
+			imp -= imp / 16;
+	} else if (cur->numa_group && p->numa_group) {
+		imp += group_weight(s, cur, env->src_nid) - group_weight(s, cur, env->dst_nid);
+	} else {
+		imp += task_weight(s, cur, env->src_nid) - task_weight(s, cur, env->dst_nid);
+	}
+	if (cur->numa_preferred_nid == env->dst_nid)
+		imp -= imp / 16;
+	else if (cur->numa_preferred_nid == env->src_nid)
+		imp += imp / 8;
+	if (maymove && moveimp > imp && moveimp > env->best_imp) {
+		task_numa_assign(s, env, NULL, moveimp);
+		return false;
+	}
+	if (imp < SMALLIMP || imp <= env->best_imp + SMALLIMP / 2)
+		return false;
+	/* equal loads: a swap never unbalances the nodes */
+	task_numa_assign(s, env, cur, imp);
+	return cur->numa_preferred_nid == env->src_nid;
+}
+
+/* task_numa_find_cpu: may the task move to the destination node, and to
+ * which CPU or in exchange for which task. */
+static void task_numa_find_cpu(struct sim *s, struct task_numa_env *env, long taskimp,
+			       long groupimp)
+{
+	bool maymove = false;
+	if (env->dst_stats.type == node_has_spare) {
+		long imbalance = (env->dst_stats.nr_running + 1) - (env->src_stats.nr_running - 1);
+		if (imbalance < 0)
+			imbalance = 0;
+		imbalance = adjust_numa_imbalance(imbalance, (int)env->dst_stats.nr_running + 1,
+						  env->imb_numa_nr);
+		if (!imbalance) {
+			maymove = true;
+			if (env->dst_stats.idle_cpu >= 0) {
+				env->dst_cpu = env->dst_stats.idle_cpu;
+				task_numa_assign(s, env, NULL, 0);
+				return;
+			}
+		}
+	} else {
+		maymove = !load_too_imbalanced(env->src_stats.load - NICE_0_LOAD,
+					       env->dst_stats.load + NICE_0_LOAD, env);
+	}
+	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
+		if (cpu_to_node(s, cpu) != env->dst_nid || !task_allowed(env->p, cpu))
+			continue;
+		env->dst_cpu = cpu;
+		env->scanned++;
+		if (task_numa_compare(s, env, taskimp, groupimp, maymove))
+			break;
+	}
+}
+
+/* task_numa_migrate: look for a CPU on the preferred node (others if the
+ * group spans several), then move or swap.  The search's cost is charged
+ * to the faulting task from the runqueues it read. */
+static int task_numa_migrate(struct sim *s, struct task_struct *p)
+{
+	const struct sched_topology *t = &s->sched->topo;
+	struct task_numa_env env = { .p = p, .src_cpu = p->cpu, .src_nid = cpu_to_node(s, p->cpu),
+				     .best_cpu = -1 };
+	int l = 0;
+	while (l < t->nr_levels && t->level[l].kind != SD_NUMA)
+		l++;
+	if (l == t->nr_levels) { /* no sd_numa: a single node */
+		sched_setnuma(s, p, env.src_nid);
+		return -1;
+	}
+	env.imbalance_pct = 100 + (t->level[l].imbalance_pct - 100) / 2;
+	env.imb_numa_nr = t->level[l].imb_numa_nr;
+	env.dst_nid = p->numa_preferred_nid;
+	long taskweight = task_weight(s, p, env.src_nid), groupweight = group_weight(s, p, env.src_nid);
+	update_numa_stats(s, &env, &env.src_stats, env.src_nid, false);
+	long taskimp = task_weight(s, p, env.dst_nid) - taskweight;
+	long groupimp = group_weight(s, p, env.dst_nid) - groupweight;
+	update_numa_stats(s, &env, &env.dst_stats, env.dst_nid, true);
+	task_numa_find_cpu(s, &env, taskimp, groupimp);
+	/* other nodes if nothing was found, or the group spans several */
+	if (env.best_cpu < 0 || (p->numa_group && p->numa_group->active_nodes > 1)) {
+		for (int nid = 0; nid < s->m.nr_nodes; nid++) {
+			if (nid == env.src_nid || nid == p->numa_preferred_nid)
+				continue;
+			taskimp = task_weight(s, p, nid) - taskweight;
+			groupimp = group_weight(s, p, nid) - groupweight;
+			if (taskimp < 0 && groupimp < 0)
+				continue;
+			env.dst_nid = nid;
+			update_numa_stats(s, &env, &env.dst_stats, nid, true);
+			task_numa_find_cpu(s, &env, taskimp, groupimp);
+		}
+	}
+	charge(s, COST_SCHED, env.scanned * s->m.cost.sched_rq_scan_ns);
+	if (p->numa_group)
+		sched_setnuma(s, p, env.best_cpu >= 0 ? cpu_to_node(s, env.best_cpu) : env.src_nid);
+	if (env.best_cpu < 0)
+		return -1; /* sched_stick_numa */
+	cpu_rq(s, env.best_cpu)->numa_migrate_on = false;
+	if (!env.best_task) {
+		s->st.numa_task_moves++;
+		migrate_task_to(s, p, env.best_cpu);
+	} else {
+		s->st.numa_task_swaps++;
+		migrate_swap(s, p, env.best_task);
+	}
+	return 0;
+}
+
+/* numa_migrate_preferred: retry later, and now if the task is off its
+ * preferred node. */
 static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 {
 	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)
@@ -665,10 +911,7 @@ static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 	p->numa_migrate_retry = jiffies(s) + interval;
 	if (s->cpus[p->cpu].node == p->numa_preferred_nid)
 		return;
-	/* task_numa_migrate found no CPU (pinned): a grouped task settles for
-	 * its current node; then sched_stick_numa, -EAGAIN */
-	if (p->numa_group)
-		p->numa_preferred_nid = s->cpus[p->cpu].node;
+	task_numa_migrate(s, p);
 }
 
 void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, int flags)
@@ -709,4 +952,556 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, mem_node, priv)] += (unsigned long)pages;
 	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, priv)] += (unsigned long)pages;
 	p->numa_faults_locality[local] += (unsigned long)pages;
+}
+
+/* ==== the fair class: wake-up placement and load balancing ==========
+ *
+ * After kernel/sched/fair.c (v6.17): select_task_rq_fair, wake_affine,
+ * select_idle_sibling, sched_balance_rq and its group statistics,
+ * calculate_imbalance with adjust_numa_imbalance, detach_tasks'
+ * can_migrate_task, active balance, newidle balance.  All tasks are nice 0
+ * and CPU-bound while they run, so a CPU's load and utilisation are its
+ * running count (x 1024) and a group's class follows from its running
+ * count against its CPUs.  Left out: PELT's decay of a sleeping task's
+ * load, capacity asymmetry, misfit and asym packing, cgroups, the fbq
+ * classification of runqueues at NUMA levels, SIS_PROP's scan limit (older
+ * bases scan the whole LLC). */
+
+static inline int rq_cpu(const struct sim *s, const struct rq *rq)
+{
+	return (int)(rq - s->sched->rq);
+}
+
+void account_numa_enqueue(struct sim *s, struct rq *rq, struct task_struct *p)
+{
+	if (p->numa_preferred_nid == NUMA_NO_NODE)
+		return;
+	rq->nr_numa_running++;
+	if (p->numa_preferred_nid == cpu_to_node(s, rq_cpu(s, rq)))
+		rq->nr_preferred_running++;
+}
+
+void account_numa_dequeue(struct sim *s, struct rq *rq, struct task_struct *p)
+{
+	if (p->numa_preferred_nid == NUMA_NO_NODE)
+		return;
+	rq->nr_numa_running--;
+	if (p->numa_preferred_nid == cpu_to_node(s, rq_cpu(s, rq)))
+		rq->nr_preferred_running--;
+}
+
+/* update_scan_period (called by migrate_task_rq_fair, identical from
+ * v4.20 to v6.17): a task moved across nodes scans again at its start
+ * period, unless it has completed a sweep and either goes to its preferred
+ * node or was not on it. */
+void update_scan_period(struct sim *s, struct task_struct *p, int new_cpu)
+{
+	int src_nid = cpu_to_node(s, p->cpu), dst_nid = cpu_to_node(s, new_cpu);
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm || !p->numa_faults)
+		return;
+	if (src_nid == dst_nid)
+		return;
+	if (p->numa_scan_seq) {
+		if (dst_nid == p->numa_preferred_nid ||
+		    (p->numa_preferred_nid != NUMA_NO_NODE && src_nid != p->numa_preferred_nid))
+			return;
+	}
+	p->numa_scan_period = task_scan_start(s, p);
+	s->st.scan_period_resets++;
+}
+
+/* ---- wake-up placement -------------------------------------------------- */
+
+static inline bool cpus_share_cache(const struct sim *s, int a, int b)
+{
+	return cpu_to_node(s, a) == cpu_to_node(s, b); /* one LLC per node */
+}
+
+/* The lowest domain level spanning both CPUs, or -1. */
+static int common_level(const struct sim *s, int a, int b)
+{
+	const struct sched_topology *t = &s->sched->topo;
+	for (int l = 0; l < t->nr_levels; l++)
+		if (t->map[l].dom_id[a] == t->map[l].dom_id[b])
+			return l;
+	return -1;
+}
+
+/* sd_init drops SD_WAKE_AFFINE (and fork balancing) from NUMA levels
+ * whose distance exceeds node_reclaim_distance. */
+static bool level_wake_affine(const struct sim *s, int l, int a, int b)
+{
+	if (s->sched->topo.level[l].kind != SD_NUMA)
+		return true;
+	return s->m.distance[cpu_to_node(s, a)][cpu_to_node(s, b)] <= NODE_RECLAIM_DISTANCE;
+}
+
+/* wake_affine: the waker's CPU or the wakee's previous one (no WF_SYNC:
+ * the model's wake-ups are timers and futexes).  wake_affine_idle, then
+ * wake_affine_weight with loads as running counts. */
+static int wake_affine(struct sim *s, struct task_struct *p, int this_cpu, int prev_cpu, int l)
+{
+	(void)p;
+	if (available_idle_cpu(s, this_cpu) && cpus_share_cache(s, this_cpu, prev_cpu))
+		return available_idle_cpu(s, prev_cpu) ? prev_cpu : this_cpu;
+	if (available_idle_cpu(s, prev_cpu))
+		return prev_cpu;
+	unsigned pct = s->sched->topo.level[l].imbalance_pct;
+	long this_eff = (long)(cpu_rq(s, this_cpu)->nr_running + 1) * NICE_0_LOAD * 100;
+	long prev_eff = (long)cpu_rq(s, prev_cpu)->nr_running * NICE_0_LOAD *
+			(100 + (long)(pct - 100) / 2);
+	return this_eff < prev_eff ? this_cpu : prev_cpu;
+}
+
+/* SIS_UTIL (v6.0): how many CPUs select_idle_cpu may scan in @cpu's LLC,
+ * from the LLC's utilisation (here its share of busy CPUs). */
+static int sis_util_limit(const struct sim *s, int cpu)
+{
+	const struct sched_topology *t = &s->sched->topo;
+	int l = 0;
+	while (l < t->nr_levels && t->level[l].kind != SD_MC)
+		l++;
+	if (l == t->nr_levels)
+		return 0;
+	const struct sd_map *mp = &t->map[l];
+	int w = t->level[l].span_weight, busy = 0;
+	for (int i = 0; i < w; i++)
+		busy += !available_idle_cpu(s, mp->cpus[mp->dom_start[cpu] + i]);
+	if (!s->k.sis_util)
+		return w;
+	double x = (double)busy / w, pct = 117;
+	double nr = w * (1 - x * x * pct * pct / 1e4);
+	return nr > 0 ? (int)nr : 0;
+}
+
+static bool core_idle(const struct sim *s, int cpu)
+{
+	int cores = s->m.nr_nodes * s->m.cores_per_node;
+	for (int k = 0; k < s->m.threads_per_core; k++)
+		if (!available_idle_cpu(s, cpu_core_id(&s->m, cpu) + k * cores))
+			return false;
+	return true;
+}
+
+/* select_idle_sibling: the target if idle, the previous CPU if idle and
+ * in the same LLC, else an idle core, then an idle CPU, of the target's
+ * LLC within the scan limit; else the target. */
+static int select_idle_sibling(struct sim *s, struct task_struct *p, int prev, int target)
+{
+	if (available_idle_cpu(s, target) && task_allowed(p, target))
+		return target;
+	if (prev != target && cpus_share_cache(s, prev, target) && available_idle_cpu(s, prev) &&
+	    task_allowed(p, prev))
+		return prev;
+	int nr = sis_util_limit(s, target);
+	if (!nr)
+		return target;
+	const struct sched_topology *t = &s->sched->topo;
+	int l = 0;
+	while (t->level[l].kind != SD_MC)
+		l++;
+	const struct sd_map *mp = &t->map[l];
+	int w = t->level[l].span_weight, start = mp->dom_start[target];
+	int pos = 0;
+	while (mp->cpus[start + pos] != target)
+		pos++;
+	int idle_cpu = -1;
+	for (int i = 1; i <= w && nr > 0; i++) {
+		int cpu = mp->cpus[start + (pos + i) % w];
+		if (!available_idle_cpu(s, cpu) || !task_allowed(p, cpu))
+			continue;
+		if (s->m.threads_per_core == 1 || core_idle(s, cpu))
+			return cpu;
+		if (idle_cpu < 0)
+			idle_cpu = cpu;
+		nr--;
+	}
+	return idle_cpu >= 0 ? idle_cpu : target;
+}
+
+int select_task_rq_fair(struct sim *s, struct task_struct *p, int prev_cpu, int waker_cpu)
+{
+	if (p->cpus_ptr && cpumask_weight(p->cpus_ptr) == 1)
+		return prev_cpu; /* select_task_rq only runs for tasks that may move */
+	int new_cpu = prev_cpu;
+	if (waker_cpu != prev_cpu && task_allowed(p, waker_cpu)) {
+		int l = common_level(s, waker_cpu, prev_cpu);
+		if (l >= 0 && level_wake_affine(s, l, waker_cpu, prev_cpu))
+			new_cpu = wake_affine(s, p, waker_cpu, prev_cpu, l);
+	}
+	new_cpu = select_idle_sibling(s, p, prev_cpu, new_cpu);
+	return task_allowed(p, new_cpu) ? new_cpu : prev_cpu;
+}
+
+/* ---- load balancing -------------------------------------------------------- */
+
+enum group_type { group_has_spare, group_fully_busy, group_overloaded };
+enum migration_type { migrate_load, migrate_util, migrate_task };
+
+struct sg_stats {
+	int first;              /* index of its first CPU in the level's cpus[] */
+	int weight;
+	int sum_nr_running;
+	int idle_cpus;
+	enum group_type type;
+};
+
+struct lb_env {
+	int level;
+	int dst_cpu;
+	bool idle;              /* dst is idle (CPU_IDLE or CPU_NEWLY_IDLE) */
+	bool newidle;
+	enum migration_type type;
+	long imbalance;         /* tasks (migrate_task/util) or load (migrate_load) */
+	unsigned nr_balance_failed;
+	int scanned;            /* runqueues examined, for the cost */
+};
+
+static void update_sg_stats(struct sim *s, struct lb_env *env, int first, struct sg_stats *sg)
+{
+	const struct sd_map *mp = &s->sched->topo.map[env->level];
+	int w = s->sched->topo.level[env->level].group_weight;
+	sg->first = first;
+	sg->weight = w;
+	sg->sum_nr_running = sg->idle_cpus = 0;
+	for (int i = 0; i < w; i++) {
+		int cpu = mp->cpus[first + i];
+		sg->sum_nr_running += cpu_rq(s, cpu)->nr_running;
+		sg->idle_cpus += available_idle_cpu(s, cpu);
+	}
+	env->scanned += w;
+	sg->type = sg->sum_nr_running < w ? group_has_spare
+		   : sg->sum_nr_running == w ? group_fully_busy : group_overloaded;
+}
+
+/* update_sd_pick_busiest's order: the higher class; among overloaded
+ * groups the higher average load; among spare ones fewer idle CPUs, then
+ * more tasks. */
+static bool busier(const struct sg_stats *a, const struct sg_stats *b)
+{
+	if (a->type != b->type)
+		return a->type > b->type;
+	if (a->type == group_overloaded)
+		return (long)a->sum_nr_running * b->weight > (long)b->sum_nr_running * a->weight;
+	if (a->type == group_has_spare) {
+		if (a->idle_cpus != b->idle_cpus)
+			return a->idle_cpus < b->idle_cpus;
+		return a->sum_nr_running > b->sum_nr_running;
+	}
+	return false;
+}
+
+/* adjust_numa_imbalance (v6.0): a small imbalance may stand while the
+ * destination runs few tasks. */
+static long adjust_numa_imbalance(long imbalance, int dst_running, unsigned imb_numa_nr)
+{
+	if (dst_running > (int)imb_numa_nr)
+		return imbalance;
+	if (imbalance <= NUMA_IMBALANCE_MIN)
+		return 0;
+	return imbalance;
+}
+
+/* sched_balance_find_src_group + calculate_imbalance: false if balanced. */
+static bool find_busiest_group(struct sim *s, struct lb_env *env, struct sg_stats *busiest)
+{
+	const struct sched_topology *t = &s->sched->topo;
+	const struct sd_level *sd = &t->level[env->level];
+	const struct sd_map *mp = &t->map[env->level];
+	int dom = mp->dom_start[env->dst_cpu], local_first = mp->grp_start[env->dst_cpu];
+	struct sg_stats local, sg;
+	bool found = false;
+	long total_running = 0;
+
+	update_sg_stats(s, env, local_first, &local);
+	total_running += local.sum_nr_running;
+	for (int g = dom; g < dom + sd->span_weight; g += sd->group_weight) {
+		if (g == local_first)
+			continue;
+		update_sg_stats(s, env, g, &sg);
+		total_running += sg.sum_nr_running;
+		if (!found || busier(&sg, busiest)) {
+			*busiest = sg;
+			found = true;
+		}
+	}
+	if (!found || busiest->sum_nr_running == 0)
+		return false;
+	if (local.type > busiest->type)
+		return false;
+	if (busiest->type == group_overloaded && local.type == group_overloaded) {
+		/* both overloaded: the busiest must be imbalance_pct above */
+		long b = (long)busiest->sum_nr_running * local.weight * 100;
+		long lo = (long)local.sum_nr_running * busiest->weight * sd->imbalance_pct;
+		if (b <= lo)
+			return false;
+	}
+	if (busiest->type != group_overloaded) {
+		if (!env->idle)
+			return false;
+		if (sd->group_weight > 1 && local.idle_cpus <= busiest->idle_cpus + 1)
+			return false;
+		if (busiest->sum_nr_running == 1)
+			return false;
+	}
+
+	/* calculate_imbalance */
+	if (local.type == group_has_spare) {
+		if (busiest->type == group_overloaded && sd->kind == SD_NUMA) {
+			/* migrate_util: fill the local spare capacity */
+			env->type = migrate_util;
+			env->imbalance = local.idle_cpus ? local.idle_cpus : (env->idle ? 1 : 0);
+		} else {
+			/* prefer_sibling (every group of the model's levels is a
+			 * PREFER_SIBLING child or a single CPU): even out the
+			 * running counts (sibling_imbalance; equal core counts) */
+			env->type = migrate_task;
+			long imb = env->idle ? busiest->sum_nr_running - local.sum_nr_running : 0;
+			if (sd->kind == SD_NUMA && s->k.imb_numa_nr) {
+				imb = adjust_numa_imbalance(imb, local.sum_nr_running + 1, sd->imb_numa_nr);
+			} else if (sd->kind == SD_NUMA && imb <= NUMA_IMBALANCE_MIN &&
+				   busiest->sum_nr_running < busiest->weight / 4) {
+				imb = 0; /* v5.11-v5.17: 25% of the busiest group */
+			}
+			env->imbalance = imb >> 1;
+		}
+		return env->imbalance > 0;
+	}
+	/* local fully busy or overloaded: average loads (running per CPU) */
+	long cpus = sd->span_weight;
+	double avg = (double)total_running / (double)cpus;
+	double local_avg = (double)local.sum_nr_running / local.weight;
+	double busiest_avg = (double)busiest->sum_nr_running / busiest->weight;
+	if (local_avg >= busiest_avg || local_avg >= avg)
+		return false;
+	env->type = migrate_load;
+	double a = (busiest_avg - avg) * busiest->weight, b = (avg - local_avg) * local.weight;
+	env->imbalance = (long)((a < b ? a : b) * NICE_0_LOAD);
+	return env->imbalance > 0;
+}
+
+/* migrate_degrades_locality: +1 if moving @p from @src to @dst takes it
+ * off its preferred node (or the fault weights say so), -1 if towards it,
+ * 0 if undecided (then cache hotness decides). */
+static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int src, int dst,
+				     const struct lb_env *env)
+{
+	int src_nid = cpu_to_node(s, src), dst_nid = cpu_to_node(s, dst);
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->numa_faults ||
+	    s->sched->topo.level[env->level].kind != SD_NUMA || src_nid == dst_nid)
+		return 0;
+	if (src_nid == p->numa_preferred_nid) {
+		struct rq *rq = cpu_rq(s, src);
+		if (rq->nr_running > rq->nr_preferred_running)
+			return 1;
+		return 0;
+	}
+	if (dst_nid == p->numa_preferred_nid)
+		return -1;
+	if (env->idle)
+		return 0;
+	return 0;
+}
+
+/* can_migrate_task for a queued task (a running one needs active balance). */
+static bool can_migrate_task(struct sim *s, struct task_struct *p, int src, struct lb_env *env,
+			     uint64_t now)
+{
+	if (!task_allowed(p, env->dst_cpu))
+		return false;
+	int degrades = migrate_degrades_locality(s, p, src, env->dst_cpu, env);
+	bool hot;
+	if (degrades)
+		hot = degrades > 0;
+	else if (s->sched->topo.level[env->level].kind == SD_SMT)
+		hot = false;
+	else
+		hot = now - p->exec_start < SCHED_MIGRATION_COST_NS;
+	return !hot || env->nr_balance_failed > s->sched->topo.level[env->level].cache_nice_tries;
+}
+
+/* The busiest runqueue of the group: the most running tasks (ties: first). */
+static int find_busiest_queue(struct sim *s, const struct lb_env *env, const struct sg_stats *sg)
+{
+	const struct sd_map *mp = &s->sched->topo.map[env->level];
+	int best = -1, best_nr = 0;
+	for (int i = 0; i < sg->weight; i++) {
+		int cpu = mp->cpus[sg->first + i];
+		int nr = cpu_rq(s, cpu)->nr_running;
+		if (nr > best_nr) {
+			best = cpu;
+			best_nr = nr;
+		}
+	}
+	return best;
+}
+
+/* detach_tasks + attach_tasks: move queued tasks from @src to the
+ * destination until the imbalance is used up; returns how many moved. */
+static int detach_tasks(struct sim *s, struct lb_env *env, int src, uint64_t now)
+{
+	int moved = 0, loops = 0;
+	struct task_struct *p = cpu_rq(s, src)->head;
+	while (p && env->imbalance > 0 && loops++ < 32) {
+		struct task_struct *next = p->rq_next;
+		if (env->idle && cpu_rq(s, src)->nr_running <= 1)
+			break;
+		if (can_migrate_task(s, p, src, env, now)) {
+			if (env->type == migrate_load) {
+				long load = NICE_0_LOAD >> (env->nr_balance_failed < 10 ? env->nr_balance_failed : 10);
+				if (load > env->imbalance) {
+					p = next;
+					continue;
+				}
+				env->imbalance -= NICE_0_LOAD;
+			} else {
+				env->imbalance--;
+			}
+			move_task(s, p, env->dst_cpu, now);
+			moved++;
+			if (env->newidle)
+				break;
+		}
+		p = next;
+	}
+	return moved;
+}
+
+/* sched_balance_rq: find the busiest group and queue, pull; on repeated
+ * failure to move a running task, active balance.  Returns true if
+ * something was out of balance. */
+static bool sched_balance_rq(struct sim *s, struct lb_env *env, struct balancer *b, uint64_t now)
+{
+	struct sg_stats busiest = { 0 };
+	if (!find_busiest_group(s, env, &busiest))
+		return false;
+	int src = find_busiest_queue(s, env, &busiest);
+	if (src < 0)
+		return false;
+	int moved = 0;
+	if (cpu_rq(s, src)->nr_running > 1)
+		moved = detach_tasks(s, env, src, now);
+	if (!b)
+		return true;
+	if (moved) {
+		b->nr_balance_failed = 0;
+		return true;
+	}
+	b->nr_balance_failed++;
+	const struct sd_level *sd = &s->sched->topo.level[env->level];
+	struct task_struct *curr = s->cpus[src].curr;
+	if (env->type != migrate_load && b->nr_balance_failed > sd->cache_nice_tries + 2 && curr &&
+	    task_allowed(curr, env->dst_cpu) && available_idle_cpu(s, env->dst_cpu)) {
+		/* active balance: the stopper pushes the running task */
+		move_task(s, curr, env->dst_cpu, now);
+		b->nr_balance_failed = 0;
+	}
+	return true;
+}
+
+void sched_balance_newidle(struct sim *s, int cpu, uint64_t now)
+{
+	struct sched_state *ss = s->sched;
+	if (!ss->nr_overloaded) /* the root domain is not overloaded */
+		return;
+	for (int l = 0; l < ss->topo.nr_levels && available_idle_cpu(s, cpu); l++) {
+		struct lb_env env = { .level = l, .dst_cpu = cpu, .idle = true, .newidle = true };
+		sched_balance_rq(s, &env, NULL, now);
+		s->e.acct[cpu].cost[COST_SCHED] += env.scanned * s->m.cost.sched_rq_scan_ns;
+	}
+}
+
+/* Is there anything for a balancer of this domain to do?  An overloaded
+ * runqueue, or idle CPUs beside busy ones. */
+static bool domain_active(struct sim *s, int level, int cpu)
+{
+	const struct sd_map *mp = &s->sched->topo.map[level];
+	int w = s->sched->topo.level[level].span_weight, first = mp->dom_start[cpu];
+	int idle = 0, over = 0;
+	for (int i = 0; i < w; i++) {
+		int c = mp->cpus[first + i];
+		idle += available_idle_cpu(s, c);
+		over += cpu_rq(s, c)->nr_running >= 2;
+	}
+	return over || (idle && idle < w);
+}
+
+/* The responsible CPU of a balancer's group (should_we_balance): its
+ * first idle CPU, else its first CPU. */
+static int balance_cpu(struct sim *s, const struct balancer *b)
+{
+	const struct sched_topology *t = &s->sched->topo;
+	const struct sd_map *mp = &t->map[b->level];
+	int w = t->level[b->level].group_weight, first = mp->grp_start[b->cpu];
+	for (int i = 0; i < w; i++)
+		if (available_idle_cpu(s, mp->cpus[first + i]))
+			return mp->cpus[first + i];
+	return b->cpu;
+}
+
+static uint64_t balance_interval_jiffies(struct sim *s, const struct balancer *b, bool idle)
+{
+	const struct sd_level *sd = &s->sched->topo.level[b->level];
+	uint64_t ms = b->interval_ms;
+	if (!idle)
+		ms *= sd->busy_factor;
+	uint64_t j = msecs_to_jiffies(s, ms);
+	if (!idle && j > 1)
+		j--;
+	return j ? j : 1;
+}
+
+static void arm_balancer(struct sim *s, int bi, uint64_t now)
+{
+	struct balancer *b = &s->sched->bal[bi];
+	bool idle = available_idle_cpu(s, balance_cpu(s, b));
+	uint64_t due = (b->last_balance + balance_interval_jiffies(s, b, idle)) * tick_ns(s);
+	if (due <= now)
+		due = (now / tick_ns(s) + 1) * tick_ns(s);
+	timerq_set(&s->e.q, s->sched->timer_bal + (uint32_t)bi, due);
+}
+
+void sched_balance_periodic(struct sim *s, int bi, uint64_t now)
+{
+	struct sched_state *ss = s->sched;
+	struct balancer *b = &ss->bal[bi];
+	const struct sd_level *sd = &ss->topo.level[b->level];
+	int cpu = balance_cpu(s, b);
+	sim_enter_cpu(s, cpu, now);
+	b->last_balance = now / tick_ns(s);
+	if (!domain_active(s, b->level, cpu)) {
+		b->interval_ms = sd->max_interval_ms; /* dormant: balanced passes double it */
+		return;
+	}
+	struct lb_env env = { .level = b->level, .dst_cpu = cpu, .idle = available_idle_cpu(s, cpu),
+			      .nr_balance_failed = b->nr_balance_failed };
+	bool imbalanced = sched_balance_rq(s, &env, b, now);
+	steal(s, cpu, COST_SCHED, env.scanned * s->m.cost.sched_rq_scan_ns);
+	if (imbalanced)
+		b->interval_ms = sd->min_interval_ms;
+	else if (b->interval_ms < sd->max_interval_ms)
+		b->interval_ms = b->interval_ms * 2 < sd->max_interval_ms ? b->interval_ms * 2
+									   : sd->max_interval_ms;
+	arm_balancer(s, bi, now);
+}
+
+/* Something changed on @cpu's runqueue: wake the balancers of its domains
+ * that slept while there was nothing to do (the nohz kick and the
+ * periodic ticks of the kernel, which the model does not simulate while
+ * every balance would be a no-op). */
+void sched_balance_rearm(struct sim *s, int cpu, uint64_t now)
+{
+	struct sched_state *ss = s->sched;
+	for (int l = 0; l < ss->topo.nr_levels; l++) {
+		if (!domain_active(s, l, cpu))
+			continue;
+		const struct sd_map *mp = &ss->topo.map[l];
+		const struct sd_level *sd = &ss->topo.level[l];
+		int first = mp->dom_start[cpu];
+		for (int g = first; g < first + sd->span_weight; g += sd->group_weight) {
+			int bi = ss->bal_of[l][mp->cpus[g]];
+			if (!timerq_armed(&s->e.q, ss->timer_bal + (uint32_t)bi))
+				arm_balancer(s, bi, now);
+		}
+	}
 }

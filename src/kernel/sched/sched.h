@@ -1,17 +1,108 @@
-/* The tasks' life, shared by kernel/sched/ (after the kernel's
- * kernel/sched/sched.h): ticks (core.c), entering and leaving the kernel
- * and the stepped kernel paths (entry.c), user-mode work (user.c). */
+/* The scheduler's state and the tasks' life, shared by kernel/sched/ (after
+ * the kernel's kernel/sched/sched.h): runqueues, context switches and
+ * wake-ups (core.c), the fair class's placement and load balancing and
+ * NUMA balancing (fair.c), the domains (topology.c), entering and leaving
+ * the kernel and the stepped kernel paths (entry.c), user-mode work
+ * (user.c). */
 #ifndef NUMASIM_KERNEL_SCHED_H
 #define NUMASIM_KERNEL_SCHED_H
 
 #include <stdint.h>
 
+#include "kernel/sched/topology.h"
 #include "kernel/sim.h"
 
-/* core.c: the task's next scheduler-tick check (the first tick at which
+/* A CPU's runqueue.  The running task is s->cpus[cpu].curr; the others
+ * wait in FIFO order.  Tasks have equal weight, so EEVDF's pick is the one
+ * that has waited longest and a task runs a base slice before the next one
+ * gets the CPU (fair shares and the switch rate; no vruntime arithmetic). */
+struct rq {
+	struct task_struct *head, *tail; /* queued tasks, the next to run first */
+	int nr_running;                  /* queued + running */
+	int nr_numa_running;             /* of them, with a preferred node */
+	int nr_preferred_running;        /* ... and on it */
+	bool need_resched;               /* the slice ended while curr was in the kernel */
+	bool numa_migrate_on;            /* claimed by a NUMA move in flight */
+	struct task_struct *last_task;   /* the last task that ran here */
+	uint64_t idle_since;             /* ns, while idle */
+};
+
+/* One CPU's periodic balancing at one domain level (sched_balance_domains):
+ * at each level only one CPU of every group balances (should_we_balance),
+ * so there is one balancer per group. */
+struct balancer {
+	int level;
+	int cpu;                         /* the group's first CPU */
+	unsigned interval_ms;            /* sd->balance_interval */
+	uint64_t last_balance;           /* jiffies */
+	unsigned nr_balance_failed;
+};
+
+struct sched_state {
+	struct sched_topology topo;
+	struct rq *rq;                   /* per CPU */
+	struct balancer *bal;
+	int nr_bal;
+	int *bal_of[SD_MAX_LEVELS];      /* [cpu]: its group's balancer at each level */
+	int nr_idle;                     /* CPUs with nothing to run */
+	int nr_overloaded;               /* runqueues with a task waiting */
+	struct cpumask *node_mask;       /* per node: its CPUs (binding) */
+	struct cpumask *cpu_mask;        /* per CPU: itself (binding) */
+	uint32_t timer_sleep, timer_resched, timer_bal; /* first ids of each kind */
+	uint64_t slice_ns;               /* the base slice */
+};
+
+static inline struct rq *cpu_rq(const struct sim *s, int cpu) { return &s->sched->rq[cpu]; }
+static inline bool available_idle_cpu(const struct sim *s, int cpu)
+{
+	return !s->cpus[cpu].curr && !s->sched->rq[cpu].nr_running;
+}
+static inline bool task_allowed(const struct task_struct *p, int cpu)
+{
+	return !p->cpus_ptr || cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+static inline int cpu_to_node(const struct sim *s, int cpu) { return s->cpus[cpu].node; }
+
+/* core.c */
+int sched_init(struct sim *s);
+void sched_free(struct sim *s);
+/* The tasks' placement at start (fork balancing, or their binding). */
+void sched_place_tasks(struct sim *s);
+/* Put every placed task on its CPU at time 0. */
+void sched_start(struct sim *s);
+/* A scheduler timer (sleep/wake, slice end, balancing) fired. */
+void sched_timer(struct sim *s, uint32_t id, uint64_t now);
+/* The task's next scheduler-tick check (the first tick at which
  * task_tick_numa can do something), and the tick itself. */
 void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now);
 void sched_tick(struct sim *s, struct task_struct *p, uint64_t now);
+/* @p returns to user mode at @now: what waited for it (a slice's end, a
+ * sleep, a move) happens now.  False if it no longer runs here. */
+bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now);
+/* Anything waiting for @p to leave the kernel? */
+static inline bool sched_exit_work(const struct sim *s, const struct task_struct *p)
+{
+	return p->move_to >= 0 || p->want_sleep || s->sched->rq[p->cpu].need_resched;
+}
+/* set_task_cpu: the task changes CPU (migrate_task_rq_fair's NUMA part). */
+void set_task_cpu(struct sim *s, struct task_struct *p, int cpu);
+/* Move @p to @cpu (a queued task at once, a running one through the
+ * stopper once it is in user mode). */
+void move_task(struct sim *s, struct task_struct *p, int cpu, uint64_t now);
+/* migrate_task_to / migrate_swap (core.c in the kernel). */
+void migrate_task_to(struct sim *s, struct task_struct *p, int cpu);
+void migrate_swap(struct sim *s, struct task_struct *p, struct task_struct *t);
+void sched_setnuma(struct sim *s, struct task_struct *p, int nid);
+
+/* fair.c: the fair class's CPU choice for a waking task, load balancing,
+ * the NUMA side of a task's move. */
+int select_task_rq_fair(struct sim *s, struct task_struct *p, int prev_cpu, int waker_cpu);
+void sched_balance_newidle(struct sim *s, int cpu, uint64_t now);
+void sched_balance_periodic(struct sim *s, int b, uint64_t now);
+void sched_balance_rearm(struct sim *s, int cpu, uint64_t now);
+void update_scan_period(struct sim *s, struct task_struct *p, int new_cpu);
+void account_numa_enqueue(struct sim *s, struct rq *rq, struct task_struct *p);
+void account_numa_dequeue(struct sim *s, struct rq *rq, struct task_struct *p);
 
 /* entry.c */
 /* Switch @p to activity @act, keeping its CPU's in-kernel mark in step. */

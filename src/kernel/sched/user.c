@@ -1,9 +1,9 @@
 /* The tasks' user-mode work: a touch group's timer fired (workload/touch.h
  * drew when), so one of its touchers touches one of its PROT_NONE pages --
  * unless it cannot: a slice's owner in a kernel path touches nothing until
- * it leaves; a shared region's toucher in a kernel path, or in an
- * interrupt handler (thinning by the share of time interrupts leave it),
- * loses the touch.  Otherwise the touch is a hint fault on its CPU. */
+ * it leaves (and off its CPU nothing at all); a shared region's toucher
+ * that is off its CPU, in a kernel path, or in an interrupt handler
+ * (thinning by the share of time interrupts leave it) loses the touch.  Otherwise the touch is a hint fault on its CPU. */
 #include "kernel/sched/sched.h"
 #include "linux/bitops.h"
 #include "workload/touch.h"
@@ -31,7 +31,8 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	 * not at all while it is inside a kernel path. */
 	bool stolen = pick.thin >= s->w.user_frac[who];
 	struct task_struct *p = &s->tasks[who];
-	if (!pick.count || stolen || (!slice && task_busy_end(s, p, now))) {
+	if (!pick.count || stolen ||
+	    (!slice && (p->state != TASK_ON_CPU || task_busy_end(s, p, now)))) {
 		s->st.hint_faults_lost += pick.count > 0;
 		touch_rearm(tm, g, now);
 		return;

@@ -35,6 +35,7 @@ struct sim *testsim_new(const char *kernel, enum flush_engine engine)
 	s->duration_ns = 10 * NSEC_PER_SEC;
 	if (sim_init(s, err, sizeof(err)))
 		abort();
+	sim_start(s); /* every task on its CPU, no event run */
 	return s;
 }
 

@@ -6,6 +6,7 @@
  * The REPEAT_TLBI erratum is a machine property (machine.arm64_repeat_tlbi:
  * no batched unmap flush).  Left out: range TLBI (FEAT_TLBIRANGE) encoding
  * and the SMMU/secondary-TLB notifiers. */
+#include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 
@@ -80,4 +81,22 @@ void arm64_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)b->nr_tlbi,
 	      s->flush_origin, 0);
 	b->nr_tlbi = 0;
+}
+
+/* switch_mm -> check_and_switch_context: the mm's ASID is installed; a
+ * broadcast TLBI reaches every CPU whatever it runs, so the model's
+ * mm_cpumask only records which CPUs have the mm loaded (the ones a
+ * whole-ASID flush makes refill).  ASID rollover (a flush of every CPU
+ * when 2^16 ASIDs run out) is left out. */
+void arm64_switch_mm(struct sim *s, int cpu, struct mm_struct *next, uint64_t now)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	(void)now;
+	if (c->loaded_mm == next)
+		return;
+	if (c->loaded_mm)
+		cpumask_clear_cpu(cpu, &c->loaded_mm->cpumask);
+	cpumask_set_cpu(cpu, &next->cpumask);
+	c->loaded_mm = next;
+	c->loaded_gen = next->tlb_gen;
 }

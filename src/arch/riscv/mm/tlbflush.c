@@ -8,6 +8,7 @@
  * when there is a remote target; a range above tlb_flush_all_threshold (64
  * pages) becomes a full flush; no per-CPU generation tracking, so every
  * target flushes. */
+#include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 
@@ -77,4 +78,18 @@ void riscv_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	if (!cpumask_empty(&b->cpumask))
 		riscv_ipi_round(s, &b->cpumask, true, 0);
 	cpumask_clear(&b->cpumask);
+}
+
+/* switch_mm (arch/riscv/mm/context.c, ASID mode): the CPU joins the next
+ * mm's mask and never leaves the previous one's ("keep all CPUs' footmarks
+ * until mm reset"), so flushes reach every CPU that ever ran the mm. */
+void riscv_switch_mm(struct sim *s, int cpu, struct mm_struct *next, uint64_t now)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	(void)now;
+	if (c->loaded_mm == next)
+		return;
+	cpumask_set_cpu(cpu, &next->cpumask);
+	c->loaded_mm = next;
+	c->loaded_gen = next->tlb_gen;
 }

@@ -2,11 +2,18 @@
  * arch/x86/include/asm/tlbflush.h (linux-next, early 2026: INVLPGB global
  * ASIDs and batch->unmapped_pages from the v6.15 series included).
  *
- * Left out: PCID/ASID recycling and the dynamic-ASID cache, trim_cpumask
- * (the seed's threads never leave their CPUs, so mm_cpumask holds no stale
- * bits), secondary-MMU notifiers, paravirt flush hooks, the tracepoints
- * (issue 5).  A CPU's TLB state is its loaded mm and the tlb_gen it is up to
- * date with; a flush is a state change plus the time it costs. */
+ * The context switch (switch_mm_irqs_off, enter_lazy_tlb) keeps each CPU's
+ * loaded mm, its six dynamic ASIDs and lazy mode; mm_cpumask and the flush
+ * targets follow the base: before v6.14 a CPU leaves an mm's mask when it
+ * switches to another mm and flushes skip lazy CPUs; from v6.14
+ * (209954cbc7d0, 6db2526c1d69) the mask is cleared lazily, by a flush that
+ * reaches a CPU running another mm, and once a second a flush also goes to
+ * such CPUs to trim them (should_flush_tlb).
+ * Left out: PTI's invalidate_other, the ASID transition to a global ASID,
+ * secondary-MMU notifiers, paravirt flush hooks, IBPB on switch.  A CPU's
+ * TLB state is its loaded mm and the tlb_gen it is up to date with; a flush
+ * is a state change plus the time it costs. */
+#include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 
@@ -15,6 +22,7 @@ struct flush_tlb_info {
 	uint64_t start, end;
 	unsigned stride_shift;
 	bool freed_tables;
+	bool trim_cpumask;        /* v6.14+: also IPI CPUs running another mm */
 	uint64_t new_tlb_gen;     /* 0 = TLB_GENERATION_INVALID */
 	int initiating_cpu;
 };
@@ -67,14 +75,24 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	}
 	long pages = 0;
 	if (f->mm && f->mm != loaded) {
-		cpumask_clear_cpu(cpu, &f->mm->cpumask);
-		trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+		/* v6.14+: a CPU that left the mm clears itself when a flush of
+		 * it still reaches it; before, it was cleared at switch-out */
+		if (s->k.lazy_mm_cpumask) {
+			cpumask_clear_cpu(cpu, &f->mm->cpumask);
+			trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
+			      TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+		}
 		goto out;
 	}
 	if (!loaded || loaded->global_asid)
 		goto out;
 	if (c->is_lazy) {
-		c->loaded_mm = NULL; /* switch to init_mm */
+		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
+		if (!s->k.lazy_mm_cpumask)
+			cpumask_clear_cpu(cpu, &loaded->cpumask);
+		c->asid_gen[c->loaded_asid] = c->loaded_gen;
+		c->loaded_mm = NULL;
+		c->is_lazy = false;
 		goto out;
 	}
 	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
@@ -109,15 +127,27 @@ out:
 		steal_irq(s, cpu, handler + cost, now);
 }
 
-/* should_flush_tlb: the on_each_cpu_cond_mask() filter. */
+/* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
+ * should_flush_tlb from v6.14 (lazy CPUs are skipped; a CPU running
+ * another mm gets the flush only when the mask is being trimmed). */
 static bool should_flush_tlb(struct sim *s, int cpu, const struct flush_tlb_info *f)
 {
 	struct cpu_state *c = &s->cpus[cpu];
 	if (c->is_lazy)
 		return false;
-	if (!f->mm)
+	if (!s->k.lazy_mm_cpumask || !f->mm)
 		return true;
-	return c->loaded_mm == f->mm;
+	return c->loaded_mm == f->mm || f->trim_cpumask;
+}
+
+/* should_trim_cpumask (v6.14+): at most once a second per mm. */
+static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
+{
+	uint64_t now = jiffies(s);
+	if (!s->k.lazy_mm_cpumask || now <= mm->next_trim_cpumask)
+		return false;
+	mm->next_trim_cpumask = now + (uint64_t)s->m.hz;
+	return true;
 }
 
 /* native_flush_tlb_multi: IPI the targets, run the callback locally too,
@@ -203,6 +233,7 @@ void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 	if (mm->global_asid) {
 		broadcast_tlb_flush(s, &f);
 	} else if (cpumask_any_but(&mm->cpumask, s->e.cpu)) {
+		f.trim_cpumask = should_trim_cpumask(s, mm);
 		flush_tlb_multi(s, &mm->cpumask, &f);
 		consider_global_asid(s, mm);
 	} else if (s->cpus[s->e.cpu].loaded_mm == mm) {
@@ -239,4 +270,66 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 		flush_tlb_func(s, s->e.cpu, &f, 0, sim_now(s));
 	}
 	cpumask_clear(&b->cpumask);
+}
+
+/* ---- context switch ----------------------------------------------------- */
+
+/* choose_new_asid: the slot already holding @next, flushed only if @next
+ * moved on since; else the next slot round robin, flushed. */
+static int choose_new_asid(struct cpu_state *c, struct mm_struct *next, bool *need_flush)
+{
+	for (int i = 0; i < TLB_NR_DYN_ASIDS; i++)
+		if (c->asid_mm[i] == next) {
+			*need_flush = c->asid_gen[i] < next->tlb_gen;
+			return i;
+		}
+	int asid = c->next_asid;
+	c->next_asid = (uint8_t)((c->next_asid + 1) % TLB_NR_DYN_ASIDS);
+	*need_flush = true;
+	return asid;
+}
+
+/* switch_mm_irqs_off (v6.17, with the mask rules of the base): a lazy CPU
+ * coming back to its mm catches up if the mm was flushed meanwhile (a full
+ * flush); a switch to another mm reuses that mm's ASID if this CPU still
+ * has one, flushing only if its generation is old. */
+void x86_switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint64_t now)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	struct mm_struct *prev = c->loaded_mm;
+	bool was_lazy = c->is_lazy, need_flush = false;
+	c->is_lazy = false;
+	if (prev == next) {
+		if (!was_lazy || next->global_asid || c->loaded_gen == next->tlb_gen)
+			return;
+		need_flush = true;
+	} else {
+		if (prev) {
+			c->asid_gen[c->loaded_asid] = c->loaded_gen;
+			if (!s->k.lazy_mm_cpumask)
+				cpumask_clear_cpu(cpu, &prev->cpumask);
+		}
+		cpumask_set_cpu(cpu, &next->cpumask);
+		int asid = choose_new_asid(c, next, &need_flush);
+		if (next->global_asid)
+			need_flush = false;
+		c->loaded_asid = (uint8_t)asid;
+		c->asid_mm[asid] = next;
+		c->loaded_mm = next;
+		c->loaded_gen = need_flush ? next->tlb_gen : c->asid_gen[asid];
+	}
+	if (need_flush) {
+		c->loaded_gen = next->tlb_gen;
+		tlb_refill_at(s, cpu, now);
+	}
+	trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0, TLB_FLUSH_ON_TASK_SWITCH,
+	      need_flush ? -1 : 0, 0, 0);
+}
+
+/* enter_lazy_tlb: idle keeps the user mm loaded, lazily. */
+void x86_enter_lazy_tlb(struct sim *s, int cpu)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	if (c->loaded_mm)
+		c->is_lazy = true;
 }
