@@ -17,6 +17,16 @@ int nr_cpu_words = CPUMASK_WORDS;
 
 /* ---- the per-second series ---------------------------------------------- */
 
+const char *const ts_counter_names[NR_TS_COUNTERS] = {
+	[TS_TLB_IRQS] = "tlb_irqs_per_s",
+	[TS_MIGRATIONS] = "migrations_per_s",
+	[TS_PTE_UPDATES] = "pte_updates_per_s",
+	[TS_HINT_FAULTS] = "hint_faults_per_s",
+	[TS_HINT_FAULTS_LOCAL] = "hint_faults_local_per_s",
+	[TS_NODE_MOVES] = "task_node_moves_per_s",
+	[TS_OPS] = "ops_per_s",
+};
+
 static int timeseries_init(struct sim *s)
 {
 	struct timeseries *ts = calloc(1, sizeof(*ts));
@@ -24,11 +34,12 @@ static int timeseries_init(struct sim *s)
 		return -1;
 	s->ts = ts;
 	ts->n = (int)((s->duration_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
-	double **cols[] = { &ts->tlb_irqs, &ts->migrations, &ts->pass_ms, &ts->scan_period_ms,
-			    &ts->pte_updates };
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		if (!(*cols[i] = calloc((size_t)ts->n + 1, sizeof(double))))
+	for (int c = 0; c < NR_TS_COUNTERS; c++)
+		if (!(ts->count[c] = calloc((size_t)ts->n + 1, sizeof(double))))
 			return -1;
+	if (!(ts->pass_ms = calloc((size_t)ts->n + 1, sizeof(double))) ||
+	    !(ts->scan_period_ms = calloc((size_t)ts->n + 1, sizeof(double))))
+		return -1;
 	return 0;
 }
 
@@ -36,11 +47,10 @@ static void timeseries_free(struct timeseries *ts)
 {
 	if (!ts)
 		return;
-	free(ts->tlb_irqs);
-	free(ts->migrations);
+	for (int c = 0; c < NR_TS_COUNTERS; c++)
+		free(ts->count[c]);
 	free(ts->pass_ms);
 	free(ts->scan_period_ms);
-	free(ts->pte_updates);
 	free(ts);
 }
 
@@ -53,25 +63,44 @@ void sim_pass_done(struct sim *s, double ns, unsigned period_ms)
 		ts->scan_period_ms[ts->cur] = period_ms;
 }
 
-/* Close the seconds that ended by @now. */
+static double ts_cumulative(const struct sim *s, enum ts_counter c)
+{
+	double v = 0;
+	switch (c) {
+	case TS_TLB_IRQS:
+		for (int cpu = 0; cpu < s->m.nr_cpus; cpu++)
+			v += (double)s->cpus[cpu].irq_tlb_count;
+		return v;
+	case TS_MIGRATIONS:
+		return (double)vm_event_sum(s, NUMA_PAGE_MIGRATE);
+	case TS_PTE_UPDATES:
+		return (double)vm_event_sum(s, NUMA_PTE_UPDATES);
+	case TS_HINT_FAULTS:
+		return (double)vm_event_sum(s, NUMA_HINT_FAULTS);
+	case TS_HINT_FAULTS_LOCAL:
+		return (double)vm_event_sum(s, NUMA_HINT_FAULTS_LOCAL);
+	case TS_NODE_MOVES:
+		return (double)s->st.task_node_moves;
+	default:
+		for (int i = 0; i < s->nr_tasks; i++)
+			v += s->tasks[i].ops;
+		return v;
+	}
+}
+
+/* Close the seconds that ended by @now (called after each accounting). */
 static void timeseries_tick(struct sim *s, uint64_t now)
 {
 	struct timeseries *ts = s->ts;
 	while (ts->cur < ts->n && now >= (uint64_t)(ts->cur + 1) * NSEC_PER_SEC) {
-		uint64_t irqs = 0;
-		for (int c = 0; c < s->m.nr_cpus; c++)
-			irqs += s->cpus[c].irq_tlb_count;
-		uint64_t migrated = vm_event_sum(s, NUMA_PAGE_MIGRATE);
-		uint64_t ptes = vm_event_sum(s, NUMA_PTE_UPDATES);
-		ts->tlb_irqs[ts->cur] = (double)(irqs - ts->last_irqs);
-		ts->migrations[ts->cur] = (double)(migrated - ts->last_migrated);
-		ts->pte_updates[ts->cur] = (double)(ptes - ts->last_ptes);
+		for (int c = 0; c < NR_TS_COUNTERS; c++) {
+			double v = ts_cumulative(s, (enum ts_counter)c);
+			ts->count[c][ts->cur] = v - ts->last[c];
+			ts->last[c] = v;
+		}
 		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
 		if (ts->cur + 1 < ts->n)
 			ts->scan_period_ms[ts->cur + 1] = ts->scan_period_ms[ts->cur];
-		ts->last_irqs = irqs;
-		ts->last_migrated = migrated;
-		ts->last_ptes = ptes;
 		ts->pass_sum = 0;
 		ts->pass_n = 0;
 		ts->cur++;

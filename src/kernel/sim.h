@@ -108,15 +108,26 @@ struct sim {
 	double *task_node_run_ns;         /* [task][node]: the same per task */
 };
 
-/* Per simulated second: what the plots draw. */
+/* Per simulated second: what the plots draw.  The counter columns are the
+ * increase of a cumulative count in each second (TS_* order). */
+enum ts_counter {
+	TS_TLB_IRQS,          /* /proc/interrupts TLB shootdowns */
+	TS_MIGRATIONS,        /* numa_pages_migrated */
+	TS_PTE_UPDATES,       /* numa_pte_updates */
+	TS_HINT_FAULTS,       /* numa_hint_faults */
+	TS_HINT_FAULTS_LOCAL, /* numa_hint_faults_local */
+	TS_NODE_MOVES,        /* tasks moved to another node */
+	TS_OPS,               /* the workload's operations (throughput) */
+	NR_TS_COUNTERS
+};
+extern const char *const ts_counter_names[NR_TS_COUNTERS];
+
 struct timeseries {
 	int n;                            /* seconds */
-	double *tlb_irqs;                 /* TLB interrupts in that second */
-	double *migrations;               /* numa_pages_migrated in that second */
+	double *count[NR_TS_COUNTERS];    /* per second */
+	double last[NR_TS_COUNTERS];      /* cumulative values at the last second */
 	double *pass_ms;                  /* mean duration of the passes ending in it */
 	double *scan_period_ms;           /* numa_scan_period of the last scanning task */
-	double *pte_updates;
-	uint64_t last_irqs, last_migrated, last_ptes;
 	double pass_sum;                  /* current second */
 	int pass_n;
 	int cur;

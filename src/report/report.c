@@ -243,13 +243,16 @@ static json_t *json_timeseries(const struct sim *s)
 {
 	const struct timeseries *ts = s->ts;
 	json_t *o = json_object();
-	struct { const char *key; const double *v; } cols[] = {
-		{ "tlb_irqs_per_s", ts->tlb_irqs },
-		{ "migrations_per_s", ts->migrations },
-		{ "pte_updates_per_s", ts->pte_updates },
-		{ "pass_ms", ts->pass_ms },
-		{ "scan_period_ms", ts->scan_period_ms },
-	};
+	struct { const char *key; const double *v; } cols[NR_TS_COUNTERS + 2];
+	int nc = 0;
+	for (int c = 0; c < NR_TS_COUNTERS; c++) {
+		cols[nc].key = ts_counter_names[c];
+		cols[nc++].v = ts->count[c];
+	}
+	cols[nc].key = "pass_ms";
+	cols[nc++].v = ts->pass_ms;
+	cols[nc].key = "scan_period_ms";
+	cols[nc++].v = ts->scan_period_ms;
 	json_t *t = json_array();
 	for (int i = 0; i < ts->n; i++)
 		json_array_append_new(t, json_integer(i + 1));

@@ -633,7 +633,8 @@ static void json_counters(struct sink *k, const struct trace_meta *m, bool *firs
 	if (!ts)
 		return;
 	struct { const char *name; const double *v; } c[] = {
-		{ "tlb_irqs_per_s", ts->tlb_irqs }, { "migrations_per_s", ts->migrations },
+		{ "tlb_irqs_per_s", ts->count[TS_TLB_IRQS] },
+		{ "migrations_per_s", ts->count[TS_MIGRATIONS] },
 		{ "pass_ms", ts->pass_ms }, { "scan_period_ms", ts->scan_period_ms },
 	};
 	for (int i = 0; i < ts->n; i++) {

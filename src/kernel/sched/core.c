@@ -332,8 +332,7 @@ void sched_setnuma(struct sim *s, struct task_struct *p, int nid)
 
 /* ---- sleeping and waking ------------------------------------------------------ */
 
-/* try_to_wake_up: @p's sleep ended; @waker_cpu is where the wake-up runs. */
-static void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, uint64_t now)
+void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, uint64_t now)
 {
 	int cpu = select_task_rq_fair(s, p, p->cpu, waker_cpu);
 	activate_task(s, p, cpu, now);
@@ -341,16 +340,20 @@ static void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, 
 		p->run_left = 0; /* a new run phase */
 }
 
-/* The running @p blocks at @now. */
-static void block_task(struct sim *s, struct task_struct *p, uint64_t now)
+void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64_t wake)
 {
 	int cpu = p->cpu;
 	p->want_sleep = false;
 	dequeue_curr(s, cpu, p);
 	schedule(s, cpu, now);
 	p->state = TASK_SLEEPING;
-	uint64_t wake = now + sleep_draw(s, p, s->w.p.sleep_ms);
 	timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx, wake);
+}
+
+/* The running @p's run phase ended: it sleeps for a drawn time. */
+static void block_task(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	sched_block_task(s, p, now, now + sleep_draw(s, p, s->w.p.sleep_ms));
 }
 
 /* The running @p's slice ended with others waiting: to the back of the

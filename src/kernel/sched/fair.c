@@ -847,7 +847,7 @@ static void task_numa_find_cpu(struct sim *s, struct task_numa_env *env, long ta
 /* task_numa_migrate: look for a CPU on the preferred node (others if the
  * group spans several), then move or swap.  The search's cost is charged
  * to the faulting task from the runqueues it read. */
-static int task_numa_migrate(struct sim *s, struct task_struct *p)
+int task_numa_migrate(struct sim *s, struct task_struct *p)
 {
 	const struct sched_topology *t = &s->sched->topo;
 	struct task_numa_env env = { .p = p, .src_cpu = p->cpu, .src_nid = cpu_to_node(s, p->cpu),

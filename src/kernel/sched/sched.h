@@ -84,6 +84,10 @@ static inline bool sched_exit_work(const struct sim *s, const struct task_struct
 {
 	return p->move_to >= 0 || p->want_sleep || s->sched->rq[p->cpu].need_resched;
 }
+/* The running @p blocks at @now until @wake; try_to_wake_up wakes a
+ * sleeping task from @waker_cpu (select_task_rq_fair picks its CPU). */
+void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64_t wake);
+void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, uint64_t now);
 /* set_task_cpu: the task changes CPU (migrate_task_rq_fair's NUMA part). */
 void set_task_cpu(struct sim *s, struct task_struct *p, int cpu);
 /* Move @p to @cpu (a queued task at once, a running one through the
@@ -101,6 +105,8 @@ void sched_balance_newidle(struct sim *s, int cpu, uint64_t now);
 void sched_balance_periodic(struct sim *s, int b, uint64_t now);
 void sched_balance_rearm(struct sim *s, int cpu, uint64_t now);
 void update_scan_period(struct sim *s, struct task_struct *p, int new_cpu);
+/* task_numa_migrate: move or swap @p towards its preferred node; 0 if it did. */
+int task_numa_migrate(struct sim *s, struct task_struct *p);
 void account_numa_enqueue(struct sim *s, struct rq *rq, struct task_struct *p);
 void account_numa_dequeue(struct sim *s, struct rq *rq, struct task_struct *p);
 

@@ -92,27 +92,26 @@ static int add_level(struct sched_topology *t, const struct machine *m, struct l
 	return 0;
 }
 
-/* build_sched_domains' imb_numa_nr: at the first NUMA level above the LLC,
- * the number of LLCs it spans (or 1/8 of it if it spans one LLC); higher
- * NUMA levels scale that by how many first-level spans they hold. */
-static void set_imb_numa_nr(struct sched_topology *t)
+/* build_sched_domains' imb_numa_nr, computed at the package level (the
+ * first domain above the LLC, before degenerate levels are dropped): the
+ * number of LLCs in the package, or 1/8 of the package if it is one LLC
+ * (v6.0); NUMA levels above scale it by how many spans of the first NUMA
+ * level they hold. */
+static void set_imb_numa_nr(struct sched_topology *t, const struct machine *m)
 {
-	unsigned imb = 0, imb_span = 1;
-	for (int l = 1; l < t->nr_levels; l++) {
+	unsigned llc = (unsigned)(m->cores_per_node * m->threads_per_core);
+	unsigned pkg = llc * (unsigned)m->nodes_per_socket;
+	unsigned imb = pkg == llc ? pkg >> 3 : pkg / llc, imb_span = 0;
+	if (imb < 1)
+		imb = 1;
+	for (int l = 0; l < t->nr_levels; l++) {
 		struct sd_level *sd = &t->level[l];
 		if (sd->kind != SD_NUMA)
 			continue;
-		if (t->level[l - 1].kind == SD_MC) {
-			unsigned nr_llcs = (unsigned)(sd->span_weight / t->level[l - 1].span_weight);
-			imb = nr_llcs == 1 ? (unsigned)sd->span_weight >> 3 : nr_llcs;
-			if (imb < 1)
-				imb = 1;
-			sd->imb_numa_nr = imb;
+		if (!imb_span)
 			imb_span = (unsigned)sd->span_weight;
-		} else {
-			unsigned factor = (unsigned)sd->span_weight / imb_span;
-			sd->imb_numa_nr = imb * (factor ? factor : 1);
-		}
+		unsigned factor = (unsigned)sd->span_weight / imb_span;
+		sd->imb_numa_nr = imb * (factor ? factor : 1);
 	}
 }
 
@@ -133,7 +132,7 @@ int sched_topology_build(struct sched_topology *t, const struct machine *m)
 		if (t->nr_levels)
 			weight = t->level[t->nr_levels - 1].span_weight;
 	}
-	set_imb_numa_nr(t);
+	set_imb_numa_nr(t, m);
 	return 0;
 }
 

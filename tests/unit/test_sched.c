@@ -1,0 +1,299 @@
+/* Scheduler rules: init_numa_balancing, update_scan_period, placement once
+ * per sweep, task_numa_migrate's swap and its imbalance allowance,
+ * wake-up placement, and the x86 context switch (catch-up flush, lazy
+ * CPUs, the v6.14 mm_cpumask trim).  The world is testsim's: 2 nodes of 2
+ * CPUs, one process of 4 threads, one on each CPU (tasks 0 and 2 on node
+ * 0, tasks 1 and 3 on node 1: fork balancing alternates nodes). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "asm/mmu_context.h"
+#include "asm/tlbflush.h"
+#include "kernel/sched/sched.h"
+#include "linux/sched/numa_balancing.h"
+#include "unit/helpers/testsim.h"
+
+#define mk testsim_mk
+#define MS NSEC_PER_MSEC
+
+static struct task_struct *task_on(struct sim *s, int cpu)
+{
+	return s->cpus[cpu].curr;
+}
+
+/* Give @p a fault buffer with all its memory faults on @nid. */
+static void faults_on(struct sim *s, struct task_struct *p, int nid, unsigned long n)
+{
+	if (!p->numa_faults)
+		p->numa_faults = calloc((size_t)(8 * s->m.nr_nodes), sizeof(unsigned long));
+	assert_non_null(p->numa_faults);
+	p->numa_faults[2 * (0 * s->m.nr_nodes + nid) + 1] = n; /* NUMA_MEM, private */
+	p->total_numa_faults = n;
+}
+
+/* ---- init_numa_balancing ------------------------------------------------------ */
+
+static void test_init_first_thread_and_new_thread(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *first = &s->tasks[0], *thread = &s->tasks[1];
+	testsim_enter(s, 0, 0);
+	init_numa_balancing(s, first, true);
+	init_numa_balancing(s, thread, false);
+	/* both start at scan_delay; the first thread's node_stamp is 0 (its
+	 * first trigger switches it to task_scan_start), a new thread's is
+	 * the stagger, so it keeps scan_delay */
+	assert_int_equal(first->numa_scan_period, 1000);
+	assert_int_equal(first->node_stamp, 0);
+	assert_int_equal(first->numa_preferred_nid, NUMA_NO_NODE);
+	assert_int_equal(thread->numa_scan_period, 1000);
+	assert_true(thread->node_stamp > 0);
+	assert_true(thread->node_stamp < 10 * MS);
+	assert_int_equal(s->mms[0].numa_next_scan, msecs_to_jiffies(s, 1000));
+}
+
+/* ---- update_scan_period --------------------------------------------------------- */
+
+static void test_update_scan_period_resets_cross_node_move_of_faulted_task(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0); /* node 0 */
+	testsim_enter(s, p->idx, 0);
+	p->numa_scan_period = 1000;
+	update_scan_period(s, p, 2); /* no fault buffer yet: never reset */
+	assert_int_equal(p->numa_scan_period, 1000);
+	faults_on(s, p, 0, 10);
+	update_scan_period(s, p, 1); /* same node */
+	assert_int_equal(p->numa_scan_period, 1000);
+	update_scan_period(s, p, 2); /* first sweep, other node: reset */
+	assert_int_equal(p->numa_scan_period, task_scan_start(s, p));
+	assert_int_equal(s->st.scan_period_resets, 1);
+}
+
+static void test_update_scan_period_after_a_sweep_respects_preferred_node(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0); /* node 0 */
+	testsim_enter(s, p->idx, 0);
+	faults_on(s, p, 1, 10);
+	p->numa_scan_seq = 1;
+	p->numa_preferred_nid = 1;
+	p->numa_scan_period = 1000;
+	update_scan_period(s, p, 2); /* to the preferred node: no reset */
+	assert_int_equal(p->numa_scan_period, 1000);
+	p->numa_preferred_nid = 0;
+	p->cpu = 2;                  /* off its preferred node, moving away again */
+	update_scan_period(s, p, 3);
+	assert_int_equal(p->numa_scan_period, 1000);
+	update_scan_period(s, p, 0); /* same node (node 1 -> node 0 is preferred): none */
+	assert_int_equal(p->numa_scan_period, 1000);
+	p->cpu = 0;
+	p->numa_preferred_nid = NUMA_NO_NODE; /* no preferred node: every move resets */
+	update_scan_period(s, p, 2);
+	assert_int_equal(p->numa_scan_period, task_scan_start(s, p));
+}
+
+/* ---- placement once per sweep ---------------------------------------------------- */
+
+static void test_placement_runs_only_when_numa_scan_seq_changes(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0);
+	testsim_enter(s, p->idx, 100 * MS);
+	faults_on(s, p, 1, 0);
+	p->numa_faults[2 * (2 * s->m.nr_nodes + 1) + 1] = 50; /* MEMBUF: faults on node 1 */
+	task_numa_placement(s, p); /* same seq as the mm: nothing */
+	assert_int_equal(p->numa_preferred_nid, NUMA_NO_NODE);
+	assert_int_equal(p->last_task_numa_placement, 0);
+	s->mms[0].numa_scan_seq++;
+	task_numa_placement(s, p);
+	assert_int_equal(p->numa_scan_seq, s->mms[0].numa_scan_seq);
+	assert_int_equal(p->numa_preferred_nid, 1);
+	assert_true(p->last_task_numa_placement > 0);
+}
+
+/* ---- task_numa_migrate ------------------------------------------------------------- */
+
+static void test_task_numa_migrate_swaps_when_both_tasks_gain(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0), *q = task_on(s, 2); /* node 0, node 1 */
+	faults_on(s, p, 1, 100);
+	faults_on(s, q, 0, 100);
+	sched_setnuma(s, p, 1);
+	sched_setnuma(s, q, 0);
+	testsim_enter(s, p->idx, 10 * MS);
+	/* node 1 is fully busy: no move, but a swap helps both */
+	assert_int_equal(task_numa_migrate(s, p), 0);
+	assert_int_equal(s->st.numa_task_swaps, 1);
+	assert_int_equal(s->sched->rq[0].nr_running + s->sched->rq[2].nr_running, 2);
+	assert_int_equal(cpu_to_node(s, p->cpu), 1);
+	assert_int_equal(cpu_to_node(s, q->cpu), 0);
+	assert_int_equal(p->nr_node_moves, 1);
+	assert_int_equal(q->nr_node_moves, 1);
+}
+
+static void test_task_numa_migrate_refuses_move_beyond_imbalance_allowance(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0), *q = task_on(s, 2);
+	/* node 1 gets an idle CPU: one task there, two on node 0 */
+	sched_block_task(s, q, 0, 1000 * NSEC_PER_SEC);
+	assert_true(available_idle_cpu(s, 2));
+	faults_on(s, p, 1, 100);
+	sched_setnuma(s, p, 1);
+	testsim_enter(s, p->idx, 10 * MS);
+	/* moving p would leave node 1 with 2 tasks and node 0 with 1: an
+	 * imbalance of (1 + 1) - (2 - 1) = 1 with more than imb_numa_nr (1
+	 * on a 2-CPU node: 1/8 of the package, at least 1) running there --
+	 * not allowed; no swap either, as node 1 has spare capacity */
+	assert_int_equal(s->sched->topo.level[1].imb_numa_nr, 1);
+	assert_int_equal(task_numa_migrate(s, p), -1);
+	assert_int_equal(p->cpu, 0);
+	assert_int_equal(s->st.numa_task_moves + s->st.numa_task_swaps, 0);
+}
+
+/* ---- wake-up placement ---------------------------------------------------------------- */
+
+static void test_wakeup_picks_idle_previous_cpu(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 2); /* node 1 */
+	sched_block_task(s, p, 0, 1000 * NSEC_PER_SEC);
+	/* woken from node 0: the previous CPU is idle, so it stays */
+	assert_int_equal(select_task_rq_fair(s, p, 2, 0), 2);
+	try_to_wake_up(s, p, 0, 1 * MS);
+	assert_ptr_equal(task_on(s, 2), p);
+	assert_int_equal(p->nr_migrations, 0);
+}
+
+static void test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 2), *q = task_on(s, 3); /* both node 1 */
+	sched_block_task(s, p, 0, 1000 * NSEC_PER_SEC);
+	sched_block_task(s, q, 0, 1000 * NSEC_PER_SEC);
+	move_task(s, q, 2, 0); /* a sleeper's wake_cpu */
+	try_to_wake_up(s, q, 2, 0); /* q now runs on p's CPU */
+	assert_ptr_equal(task_on(s, 2), q);
+	/* p's previous CPU is busy, CPU 3 in its LLC is idle */
+	assert_int_equal(select_task_rq_fair(s, p, 2, 2), 3);
+}
+
+/* ---- x86 context switch ------------------------------------------------------------ */
+
+static void test_switch_back_to_flushed_mm_from_lazy_flushes(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	struct task_struct *p = task_on(s, 3);
+	sched_block_task(s, p, 0, 1000 * NSEC_PER_SEC);
+	assert_true(s->cpus[3].is_lazy);
+	assert_ptr_equal(s->cpus[3].loaded_mm, mm);
+	testsim_enter(s, task_on(s, 0)->idx, 1 * MS);
+	/* a ranged flush skips the lazy CPU: it falls behind */
+	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(s->cpus[3].irq_tlb_count, 0);
+	assert_true(s->cpus[3].loaded_gen < mm->tlb_gen);
+	double refill = s->e.acct[3].cost[COST_TLB_REFILL];
+	x86_switch_mm_irqs_off(s, 3, mm, 500 * MS);
+	assert_false(s->cpus[3].is_lazy);
+	assert_int_equal(s->cpus[3].loaded_gen, mm->tlb_gen);
+	assert_true(s->e.acct[3].cost[COST_TLB_REFILL] > refill);
+}
+
+static void test_switch_back_to_current_mm_from_lazy_does_not_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	sched_block_task(s, task_on(s, 3), 0, 1000 * NSEC_PER_SEC);
+	double refill = s->e.acct[3].cost[COST_TLB_REFILL];
+	x86_switch_mm_irqs_off(s, 3, mm, 500 * MS);
+	assert_true(s->e.acct[3].cost[COST_TLB_REFILL] == refill);
+}
+
+static void check_lazy_cpu_skipped_unless_tables_freed(struct sim *s)
+{
+	struct mm_struct *mm = &s->mms[0];
+	sched_block_task(s, task_on(s, 3), 0, 1000 * NSEC_PER_SEC);
+	testsim_enter(s, task_on(s, 0)->idx, 1 * MS);
+	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(s->cpus[3].irq_tlb_count, 0);
+	assert_ptr_equal(s->cpus[3].loaded_mm, mm);
+	flush_tlb_mm(mm); /* freed_tables: lazy CPUs too; they drop the mm */
+	assert_int_equal(s->cpus[3].irq_tlb_count, 1);
+	assert_null(s->cpus[3].loaded_mm);
+}
+
+static void test_lazy_cpu_skipped_unless_tables_freed_v6_4(void **state)
+{
+	check_lazy_cpu_skipped_unless_tables_freed(mk(state, "v6.4", FLUSH_X86_IPI));
+	/* before v6.14 the dropped CPU leaves the mask at once */
+	struct sim *s = *state;
+	assert_false(cpumask_test_cpu(3, &s->mms[0].cpumask));
+}
+
+static void test_lazy_cpu_skipped_unless_tables_freed_v7_3(void **state)
+{
+	check_lazy_cpu_skipped_unless_tables_freed(mk(state, "v7.3", FLUSH_X86_IPI));
+	struct sim *s = *state;
+	assert_true(cpumask_test_cpu(3, &s->mms[0].cpumask)); /* cleared lazily */
+}
+
+static void test_mm_cpumask_cleared_at_switch_before_v6_14(void **state)
+{
+	struct sim *s = mk(state, "v6.4", FLUSH_X86_IPI);
+	struct mm_struct other = { .sim = s, .id = 99 };
+	x86_switch_mm_irqs_off(s, 3, &other, 1 * MS);
+	assert_false(cpumask_test_cpu(3, &s->mms[0].cpumask));
+	assert_true(cpumask_test_cpu(3, &other.cpumask));
+}
+
+static void test_trim_removes_cpu_that_stopped_running_the_mm_v7_3(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0], other = { .sim = s, .id = 99 };
+	x86_switch_mm_irqs_off(s, 3, &other, 1 * MS);
+	assert_true(cpumask_test_cpu(3, &mm->cpumask)); /* stays: v6.14 */
+	testsim_enter(s, task_on(s, 0)->idx, 2 * NSEC_PER_SEC);
+	mm->next_trim_cpumask = 0;
+	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(s->cpus[3].irq_tlb_count, 1); /* the trimming IPI */
+	assert_false(cpumask_test_cpu(3, &mm->cpumask));
+	/* within the second no trim: a CPU back in the mask is skipped */
+	cpumask_set_cpu(3, &mm->cpumask);
+	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
+	assert_int_equal(s->cpus[3].irq_tlb_count, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_init_first_thread_and_new_thread, testsim_teardown),
+		cmocka_unit_test_teardown(test_update_scan_period_resets_cross_node_move_of_faulted_task,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_update_scan_period_after_a_sweep_respects_preferred_node,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_placement_runs_only_when_numa_scan_seq_changes, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_migrate_swaps_when_both_tasks_gain, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_migrate_refuses_move_beyond_imbalance_allowance,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_wakeup_picks_idle_previous_cpu, testsim_teardown),
+		cmocka_unit_test_teardown(test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_switch_back_to_flushed_mm_from_lazy_flushes, testsim_teardown),
+		cmocka_unit_test_teardown(test_switch_back_to_current_mm_from_lazy_does_not_flush,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_lazy_cpu_skipped_unless_tables_freed_v6_4, testsim_teardown),
+		cmocka_unit_test_teardown(test_lazy_cpu_skipped_unless_tables_freed_v7_3, testsim_teardown),
+		cmocka_unit_test_teardown(test_mm_cpumask_cleared_at_switch_before_v6_14, testsim_teardown),
+		cmocka_unit_test_teardown(test_trim_removes_cpu_that_stopped_running_the_mm_v7_3,
+					  testsim_teardown),
+	};
+	return cmocka_run_group_tests_name("sched", tests, NULL, NULL);
+}
