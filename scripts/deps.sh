@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional] [--bench]
+# Usage: scripts/deps.sh [--optional] [--bench] [--realcheck]
 #   --optional   also install optional packages (gnuplot-nox); failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
+#   --realcheck  also install what scripts/realcheck.sh needs (qemu, busybox, cpio).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
 REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
+# qemu-system-x86 boots the guests; busybox-static is the guest's userland;
+# cpio and gzip pack the initramfs.  (libnuma-dev, for numaload, is required.)
+REALCHECK=(qemu-system-x86 busybox-static cpio gzip)
 
 want_optional=0
 want_bench=0
+want_realcheck=0
 for arg in "$@"; do
     case "$arg" in
         --optional) want_optional=1 ;;
         --bench) want_bench=1 ;;
+        --realcheck) want_realcheck=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional] [--bench]"
+            echo "usage: $0 [--optional] [--bench] [--realcheck]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -87,6 +93,14 @@ if [[ $want_bench -eq 1 ]]; then
     mapfile -t missing_bench < <(missing_of "${BENCH[@]}")
     if [[ ${#missing_bench[@]} -gt 0 ]] && ! apt_install "${missing_bench[@]}"; then
         echo "deps.sh: failed to install benchmark tools: ${missing_bench[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_realcheck -eq 1 ]]; then
+    mapfile -t missing_rc < <(missing_of "${REALCHECK[@]}")
+    if [[ ${#missing_rc[@]} -gt 0 ]] && ! apt_install "${missing_rc[@]}"; then
+        echo "deps.sh: failed to install the realcheck tools: ${missing_rc[*]}" >&2
         exit 1
     fi
 fi

@@ -27,6 +27,12 @@ static void base_v5_15(struct kernel_config *k)
 	k->flush_pending_dsb_only = true;
 }
 
+/* Debian bookworm's linux-image-6.1: as v5.15 (7e12beb8ca2a is v6.3). */
+static void base_v6_1(struct kernel_config *k)
+{
+	base_v5_15(k);
+}
+
 static void base_v6_3(struct kernel_config *k)
 {
 	base_v5_15(k);
@@ -40,6 +46,16 @@ static void base_v6_4(struct kernel_config *k)
 	k->vma_scan_filter = true;
 }
 
+/* Debian's linux-image-6.12: v6.4 plus arm64 batching
+ * (43b3dfdd0455, v6.5) and mTHP NUMA balancing (d2136d749d76, v6.10); arm64's
+ * flush_tlb_batched_pending is still a DSB (4b634918384c is v6.16). */
+static void base_v6_12(struct kernel_config *k)
+{
+	base_v6_4(k);
+	k->arm64_batched_unmap = true;
+	k->mthp_numa = true;
+}
+
 static void base_v7_3(struct kernel_config *k)
 {
 	base_v6_4(k);
@@ -50,8 +66,10 @@ static void base_v7_3(struct kernel_config *k)
 static const struct base_def bases[] = {
 	{ "v5.12", "hint fault restores the PTE before migrating; ptep_clear_flush per PTE", base_v5_12 },
 	{ "v5.15", "b99a342d4f11: PTE stays PROT_NONE while the fault migrates; no batched flush", base_v5_15 },
+	{ "v6.1", "as v5.15: no batched migration flush (Debian linux-image-6.1)", base_v6_1 },
 	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
+	{ "v6.12", "as v6.4; arm64 batches unmap flushes (v6.5); mTHP NUMA balancing (v6.10)", base_v6_12 },
 	{ "v7.3", "as v6.4; arm64 batches unmap flushes (v6.5) and flush_tlb_batched_pending does flush_tlb_mm", base_v7_3 },
 };
 

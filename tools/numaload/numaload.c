@@ -11,10 +11,12 @@
 #include "out.h"
 #include "run.h"
 #include "shape.h"
+#include "table.h"
 
 static const char usage[] =
 	"usage: numaload SCENARIO [--json FILE] [--threads pinned|node|free] [--trace]\n"
 	"                [--set KEY=VALUE]... [--quiet]\n"
+	"       numaload --table LABEL REAL.json SIM.json [LABEL REAL.json SIM.json]...\n"
 	"\n"
 	"Run a numasim scenario's workload on this machine: its processes and\n"
 	"threads, its anonymous memory laid out and first-touched as numasim lays\n"
@@ -38,8 +40,12 @@ static const char usage[] =
 	"                     migrate:mm_migrate_pages and sched:sched_skip_vma_numa\n"
 	"                     with tracefs histogram triggers (root)\n"
 	"  --tracefs DIR      tracefs mount point (default /sys/kernel/tracing)\n"
+	"  --save-hist DIR    with --trace: keep the raw histogram files in DIR\n"
 	"  --set KEY=VALUE    as numasim's --set (run.duration_s=5, workload.threads=2)\n"
 	"  --quiet            no progress on stderr\n"
+	"\n"
+	"--table prints a real result beside numasim's for the same scenario:\n"
+	"counts and ratios, numasim / real, and whether each is within 1.5x.\n"
 	"\n"
 	"exit status: 0 ok, 1 the machine failed, 2 bad input, 130 interrupted.\n";
 
@@ -50,6 +56,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "trace", no_argument, NULL, 'T' },
 		{ "tracefs", required_argument, NULL, 'F' },
+		{ "save-hist", required_argument, NULL, 'H' },
 		{ "set", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -61,12 +68,15 @@ int main(int argc, char **argv)
 	int nsets = 0, ch;
 	char err[1024];
 
+	if (argc > 1 && !strcmp(argv[1], "--table"))
+		return nl_table_main(argc - 2, argv + 2);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json_path = optarg; break;
 		case 'T': o.trace = true; break;
 		case 'F': o.tracefs = optarg; break;
+		case 'H': o.save_hist = optarg; o.trace = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		case 't':

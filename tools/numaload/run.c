@@ -9,7 +9,8 @@
  *
  * Memory: every region is 2 MiB aligned so that numasim's "tables" are the
  * kernel's PTE tables, mapped with MADV_NOHUGEPAGE (numasim's workload has
- * only order-0 folios), with a 2 MiB hole between VMAs as numasim leaves.
+ * only order-0 folios), with a 2 MiB gap between VMAs as numasim leaves; the
+ * gaps are PROT_NONE mappings, which task_numa_work skips as inaccessible.
  * First touch: each 2 MiB chunk is touched by numasim's user of it under a
  * task policy MPOL_PREFERRED for numasim's node, then the task policy goes
  * back to MPOL_DEFAULT, so the VMAs carry no policy and NUMA balancing may
@@ -152,18 +153,16 @@ static double calibrate_spin(void)
 
 /* ---- memory ------------------------------------------------------------------- */
 
-/* Reserve an aligned address range with a hole after it. */
+/* Reserve a 2 MiB aligned range of @bytes with PROT_NONE guards around it
+ * (kept: they stop the kernel from merging a thread stack or a malloc arena
+ * into the workload's VMAs). */
 static char *reserve(uint64_t bytes)
 {
-	uint64_t len = bytes + 2 * PMD_BYTES;
+	uint64_t len = bytes + 3 * PMD_BYTES;
 	char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	char *a = (char *)(((uintptr_t)p + PMD_BYTES - 1) & ~(uintptr_t)(PMD_BYTES - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	munmap(a + bytes, (size_t)(p + len - (a + bytes)));
-	return a;
+	return (char *)(((uintptr_t)p + PMD_BYTES) & ~(uintptr_t)(PMD_BYTES - 1));
 }
 
 /* Map a store of @pages as VMAs of at most vma_pages, each followed by a
@@ -643,6 +642,13 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 	}
 	res->seconds = (double)(now_ns() - t0) / 1e9;
 	res->ops = (double)total_ops(ctl, tasks);
+	/* the histograms and placement while the threads still run: stopping
+	 * them frees their stacks (MADV_DONTNEED), which flushes TLBs too */
+	if (triggers && !interrupted && !atomic_load(&ctl->failed)) {
+		nl_trace_read(o->tracefs, &res->trace, o->save_hist);
+		res->traced = true;
+	}
+	node_pages(sc, r, pids, ctl, shared_lo, shared_hi, res->node_pages_end);
 	atomic_store(&ctl->stop, 1);
 	if (interrupted || atomic_load(&ctl->failed)) {
 		snprintf(err, errlen, "%s", interrupted ? "interrupted" : ctl->err);
@@ -651,11 +657,6 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 	}
 	if (nl_counters_delta(&before, &prev, &res->delta) && !o->quiet)
 		fprintf(stderr, "numaload: warning: a counter went backwards (a CPU went offline?)\n");
-	if (triggers) {
-		nl_trace_read(o->tracefs, &res->trace);
-		res->traced = true;
-	}
-	node_pages(sc, r, pids, ctl, shared_lo, shared_hi, res->node_pages_end);
 	res->have_node_pages = true;
 	nl_tunables_read(&res->tun);
 	rc = 0;

@@ -21,6 +21,7 @@ struct nl_opts {
 	enum nl_threads threads;
 	bool trace;              /* count tracepoints through tracefs */
 	const char *tracefs;     /* default /sys/kernel/tracing */
+	const char *save_hist;   /* keep the raw hist files there (or NULL) */
 	bool quiet;
 };
 

@@ -79,8 +79,8 @@ const struct nl_trigger nl_triggers[] = {
 	{ "tlb/tlb_flush", "hist:keys=reason,pages:vals=hitcount:size=1024" },
 	{ "tlb/tlb_flush", "hist:keys=stacktrace:vals=hitcount:size=1024 " LOCAL_FILTER },
 	{ "tlb/tlb_flush", "hist:keys=stacktrace:vals=hitcount:size=1024 " IPI_FILTER },
-	{ "migrate/mm_migrate_pages", "hist:keys=reason:vals=hitcount,succeeded,failed:size=64" },
-	{ "sched/sched_skip_vma_numa", "hist:keys=reason:vals=hitcount:size=64" },
+	{ "migrate/mm_migrate_pages", "hist:keys=reason:vals=hitcount,succeeded,failed:size=128" },
+	{ "sched/sched_skip_vma_numa", "hist:keys=reason:vals=hitcount:size=128" },
 };
 const int nl_nr_triggers = (int)(sizeof(nl_triggers) / sizeof(nl_triggers[0]));
 
@@ -120,9 +120,11 @@ static enum hist_kind kind_of(const char *event, const char *info, const char *e
 	if (!strcmp(event, "tlb/tlb_flush")) {
 		if (strstr(line, "keys=reason,pages"))
 			return H_TLB_REASON;
-		if (strstr(line, "keys=stacktrace") && strstr(line, "reason == 4"))
+		/* the key is "stacktrace" before v6.5, "common_stacktrace" after */
+		bool stack = strstr(line, "keys=stacktrace") || strstr(line, "keys=common_stacktrace");
+		if (stack && strstr(line, "reason == 4"))
 			return H_TLB_IPI_STACK;
-		if (strstr(line, "keys=stacktrace") && strstr(line, "reason == 2"))
+		if (stack && strstr(line, "reason == 2"))
 			return H_TLB_LOCAL_STACK;
 	} else if (!strcmp(event, "migrate/mm_migrate_pages") && strstr(line, "keys=reason")) {
 		return H_MIGRATE;
@@ -261,7 +263,23 @@ int nl_trace_set(const char *tracefs, bool on, char *err, size_t errlen)
 	return installed;
 }
 
-void nl_trace_read(const char *tracefs, struct nl_trace *t)
+static void save_text(const char *dir, const char *event, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s.hist", dir, event);
+	for (char *p = path + strlen(dir) + 1; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	size_t n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n)
+		fprintf(stderr, "numaload: %s: short write\n", path);
+	close(fd);
+}
+
+void nl_trace_read(const char *tracefs, struct nl_trace *t, const char *save_dir)
 {
 	char path[512];
 	const char *done = NULL;
@@ -273,6 +291,8 @@ void nl_trace_read(const char *tracefs, struct nl_trace *t)
 		char *text = nl_read_text(path);
 		if (text)
 			(void)nl_trace_parse(nl_triggers[i].event, text, t);
+		if (text && save_dir)
+			save_text(save_dir, nl_triggers[i].event, text);
 		free(text);
 	}
 }

@@ -66,7 +66,8 @@ int nl_trace_parse(const char *event, const char *text, struct nl_trace *t);
  * skips events the kernel lacks; returns the number installed, or -1 with
  * @err set if tracefs is unusable. */
 int nl_trace_set(const char *tracefs, bool on, char *err, size_t errlen);
-/* Read every installed event's hist into @t. */
-void nl_trace_read(const char *tracefs, struct nl_trace *t);
+/* Read every installed event's hist into @t; with @save_dir, also keep
+ * each hist file's text there as EVENT.hist ("tlb_tlb_flush.hist"). */
+void nl_trace_read(const char *tracefs, struct nl_trace *t, const char *save_dir);
 
 #endif
