@@ -50,7 +50,7 @@ ifneq ($(SANFLAGS),)
 endif
 
 DEPFLAGS   := -MMD -MP
-TEST_FLAGS := -Itests $(CMOCKA_CFLAGS)
+TEST_FLAGS := -Itests -Itools $(CMOCKA_CFLAGS)
 
 # ---- sources -------------------------------------------------------------
 

@@ -43,6 +43,7 @@ const char *const nl_threads_names[3] = { "pinned", "node", "free" };
 #define PMD_BYTES (2ull << 20)
 #define PAGE_BYTES 4096ull
 #define MAX_PROCS 4096
+#define THREAD_STACK (256u << 10)
 
 struct thr_slot {
 	_Atomic uint64_t ops;
@@ -427,11 +428,17 @@ static void child_main(struct proc_ctx *pc)
 	if (!tc || !th)
 		fail(pc->ctl, "out of memory");
 	int first = w->main_thread_works ? 1 : 0;
+	/* Small stacks: a thread's stack is a VMA task_numa_work scans too,
+	 * and numasim's mm has only the workload's VMAs. */
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, THREAD_STACK))
+		fail(pc->ctl, "pthread_attr: %s", strerror(errno));
 	for (int t = 0; t < w->threads; t++) {
 		tc[t] = (struct thr_ctx){ pc, t, pc->proc * w->threads + t };
-		if (t >= first && pthread_create(&th[t], NULL, thread_main, &tc[t]))
+		if (t >= first && pthread_create(&th[t], &attr, thread_main, &tc[t]))
 			fail(pc->ctl, "pthread_create: %s", strerror(errno));
 	}
+	pthread_attr_destroy(&attr);
 	if (first)
 		thread_main(&tc[0]);   /* the main thread is thread 0 */
 	for (int t = first; t < w->threads; t++)
