@@ -58,7 +58,13 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 updated=0
+# apt_install [--no-install-recommends] PACKAGE...
 apt_install() {
+    local opts=()
+    if [[ ${1:-} == --no-install-recommends ]]; then
+        opts=("$1")
+        shift
+    fi
     if [[ $(id -u) -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
         echo "deps.sh: not root and sudo is unavailable; cannot install: $*" >&2
         return 1
@@ -69,7 +75,7 @@ apt_install() {
         updated=1
     fi
     echo "deps.sh: installing: $*" >&2
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${opts[@]}" "$@"
 }
 
 mapfile -t missing < <(missing_of "${REQUIRED[@]}")
@@ -99,7 +105,8 @@ fi
 
 if [[ $want_realcheck -eq 1 ]]; then
     mapfile -t missing_rc < <(missing_of "${REALCHECK[@]}")
-    if [[ ${#missing_rc[@]} -gt 0 ]] && ! apt_install "${missing_rc[@]}"; then
+    # qemu's recommends (GUI, audio, firmware for other machines) are not needed
+    if [[ ${#missing_rc[@]} -gt 0 ]] && ! apt_install --no-install-recommends "${missing_rc[@]}"; then
         echo "deps.sh: failed to install the realcheck tools: ${missing_rc[*]}" >&2
         exit 1
     fi

@@ -11,7 +11,7 @@
 #   --duration   override run.duration_s (default: the scenario's, 30 s)
 #   --out        where the JSON, guest logs and the table go
 #                (default build/realcheck)
-#   --smoke      one kernel (6.12), 8 s: the CI check
+#   --smoke      one kernel (6.12), 8 s, and a pass/fail verdict: the CI check
 # Run from the repository root after 'make' (make realcheck does both).
 # Kernel packages are cached in ${NUMASIM_REALCHECK_CACHE:-~/.cache/numasim-realcheck}.
 set -euo pipefail
@@ -20,13 +20,14 @@ kernels=6.1,6.12
 scenario=scripts/realcheck/loop.ini
 duration=
 out=build/realcheck
+smoke=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --kernels) kernels=$2; shift 2 ;;
         --scenario) scenario=$2; shift 2 ;;
         --duration) duration=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        --smoke) kernels=6.12; duration=8; shift ;;
+        --smoke) kernels=6.12; duration=8; smoke=1; shift ;;
         -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "realcheck: unknown argument: $1" >&2; exit 2 ;;
     esac
@@ -198,3 +199,21 @@ done
 
 "$NUMALOAD" --table "${pairs[@]}" | tee "$out/table.txt"
 echo "realcheck: JSON, guest logs and the table are in $out" >&2
+
+# The smoke verdict: the real kernel balanced (PTE updates, hint faults),
+# its counters reached the JSON, and numasim's compare reads it.
+if [[ $smoke -eq 1 ]]; then
+    passed=0 failed=0
+    check() {
+        if "$@" >/dev/null 2>&1; then passed=$((passed + 1)); else
+            failed=$((failed + 1)); echo "realcheck smoke: FAIL: ${*: -1}" >&2; fi
+    }
+    real=$out/real-${series_list[0]}.json
+    check grep -Eq '"numa_pte_updates": [1-9]' "$real"
+    check grep -Eq '"numa_hint_faults": [1-9]' "$real"
+    check grep -Eq '"tlb_shootdowns": [0-9]' "$real"
+    check grep -q '"flush_tlb_batched_pending": [0-9]' "$real"
+    check "$NUMASIM" compare "$real" "$out/sim-${series_list[0]}.json"
+    echo "$passed passed, $failed failed"
+    [[ $failed -eq 0 ]]
+fi

@@ -61,6 +61,37 @@ static void test_v6_3_batches_migration_flush_without_gate(void **state)
 	assert_no_patches(&k);
 }
 
+/* Debian's 6.1 (make realcheck): no batched migration flush yet (v6.3). */
+static void test_v6_1_is_v5_15(void **state)
+{
+	(void)state;
+	struct kernel_config a = parse_ok("v6.1"), b = parse_ok("v5.15");
+	assert_true(a.numa_delay_mapping);
+	assert_false(a.migrate_batch_flush);
+	assert_false(a.ubc_accessible_gate);
+	assert_false(a.vma_scan_filter);
+	assert_false(a.arm64_batched_unmap);
+	assert_false(a.mthp_numa);
+	memcpy(a.name, b.name, sizeof(a.name));
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+/* Debian's 6.12: v6.4, arm64 batching (v6.5), mTHP NUMA balancing (v6.10),
+ * arm64 flush_tlb_batched_pending still a DSB (4b634918384c is v6.16). */
+static void test_v6_12_has_v6_5_and_v6_10(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v6.12");
+	assert_true(k.numa_delay_mapping);
+	assert_true(k.migrate_batch_flush);
+	assert_true(k.ubc_accessible_gate);
+	assert_true(k.vma_scan_filter);
+	assert_true(k.arm64_batched_unmap);
+	assert_true(k.mthp_numa);
+	assert_true(k.flush_pending_dsb_only);
+	assert_false(k.single_folio_v1 || k.single_folio_v2 || k.flush_side);
+}
+
 static void test_v6_4_adds_accessible_gate_and_vma_filter(void **state)
 {
 	(void)state;
@@ -157,7 +188,9 @@ int main(void)
 		cmocka_unit_test(test_v5_12_remaps_before_migrating),
 		cmocka_unit_test(test_v5_15_delays_mapping_no_batch_flush),
 		cmocka_unit_test(test_v6_3_batches_migration_flush_without_gate),
+		cmocka_unit_test(test_v6_1_is_v5_15),
 		cmocka_unit_test(test_v6_4_adds_accessible_gate_and_vma_filter),
+		cmocka_unit_test(test_v6_12_has_v6_5_and_v6_10),
 		cmocka_unit_test(test_v7_3_flushes_mm_in_batched_pending),
 		cmocka_unit_test(test_patches_combine),
 		cmocka_unit_test(test_each_patch_sets_its_switch),

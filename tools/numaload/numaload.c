@@ -2,6 +2,7 @@
  * kernel's own counters read before, during and after, written as the JSON
  * of `numasim run --json`.  See docs/realcheck.md. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,50 +113,49 @@ int main(int argc, char **argv)
 	}
 	struct scenario *sc = malloc(sizeof(*sc));
 	struct nl_real *r = malloc(sizeof(*r));
+	struct nl_result res;
+	json_t *j = NULL;
+	int rc = EXIT_INPUT;
+	bool ran = false;
 	if (!sc || !r) {
 		fprintf(stderr, "numaload: out of memory\n");
-		return 1;
+		rc = 1;
+		goto out;
 	}
-	if (load_scenario(argv[optind], sc, err, sizeof(err))) {
-		fprintf(stderr, "numaload: %s\n", err);
-		return EXIT_INPUT;
-	}
+	if (load_scenario(argv[optind], sc, err, sizeof(err)))
+		goto fail;
 	for (int i = 0; i < nsets; i++)
-		if (scenario_set(sc, sets[i], err, sizeof(err))) {
-			fprintf(stderr, "numaload: %s\n", err);
-			return EXIT_INPUT;
-		}
-	if (json_path && check_json_path(json_path, err, sizeof(err))) {
-		fprintf(stderr, "numaload: %s\n", err);
-		return EXIT_INPUT;
-	}
+		if (scenario_set(sc, sets[i], err, sizeof(err)))
+			goto fail;
+	if (json_path && check_json_path(json_path, err, sizeof(err)))
+		goto fail;
 	if (nl_real_read(r, err, sizeof(err))) {
-		fprintf(stderr, "numaload: %s\n", err);
-		return 1;
+		rc = 1;
+		goto fail;
 	}
-	if (nl_shape_resolve(sc, r, err, sizeof(err))) {
-		fprintf(stderr, "numaload: %s\n", err);
-		return EXIT_INPUT;
-	}
+	if (nl_shape_resolve(sc, r, err, sizeof(err)))
+		goto fail;
 
-	struct nl_result res;
-	int rc = nl_run(sc, r, &o, &res, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "numaload: %s\n", err);
-		nl_result_free(&res);
-		return rc;
-	}
-	json_t *j = nl_result_json(sc, r, &o, &res);
+	ran = true;
+	rc = nl_run(sc, r, &o, &res, err, sizeof(err));
+	if (rc)
+		goto fail;
+	j = nl_result_json(sc, r, &o, &res);
 	if (json_path) {
 		rc = nl_write_json(j, json_path, err, sizeof(err)) ? 1 : 0;
 		if (rc)
-			fprintf(stderr, "numaload: %s\n", err);
+			goto fail;
 	} else {
 		rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
 		     fputc('\n', stdout) == EOF || fflush(stdout) ? 1 : 0;
 	}
+	goto out;
+fail:
+	fprintf(stderr, "numaload: %s\n", err);
+out:
 	json_decref(j);
-	nl_result_free(&res);
+	if (ran)
+		nl_result_free(&res);
 	free(sc);
 	free(r);
 	return rc;
