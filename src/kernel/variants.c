@@ -27,12 +27,20 @@ static void base_v5_15(struct kernel_config *k)
 	k->flush_pending_dsb_only = true;
 }
 
-static void base_v6_3(struct kernel_config *k)
+/* Debian bookworm's linux-image-6.1: v5.15 plus the v6.0 scheduler
+ * changes (SIS_UTIL; imb_numa_nr, 026b98a93bbd and cb29a5c19d2d); no
+ * batched migration flush yet (7e12beb8ca2a is v6.3). */
+static void base_v6_1(struct kernel_config *k)
 {
 	base_v5_15(k);
+	k->sis_util = true;
+	k->imb_numa_nr = true;
+}
+
+static void base_v6_3(struct kernel_config *k)
+{
+	base_v6_1(k);
 	k->migrate_batch_flush = true;
-	k->sis_util = true;                /* v6.0 */
-	k->imb_numa_nr = true;             /* 026b98a93bbd, cb29a5c19d2d: v6.0 */
 }
 
 static void base_v6_4(struct kernel_config *k)
@@ -42,22 +50,33 @@ static void base_v6_4(struct kernel_config *k)
 	k->vma_scan_filter = true;
 }
 
-static void base_v7_3(struct kernel_config *k)
+/* Debian's linux-image-6.12: v6.4 plus arm64 batching (43b3dfdd0455,
+ * v6.5), EEVDF (v6.6) and mTHP NUMA balancing (d2136d749d76, v6.10);
+ * arm64's flush_tlb_batched_pending is still a DSB (4b634918384c is v6.16). */
+static void base_v6_12(struct kernel_config *k)
 {
 	base_v6_4(k);
-	k->flush_pending_dsb_only = false; /* 4b634918384c, then flush_tlb_mm on every arch */
-	k->arm64_batched_unmap = true;     /* 43b3dfdd0455, v6.5 */
-	k->eevdf = true;                   /* v6.6 */
+	k->arm64_batched_unmap = true;
+	k->eevdf = true;
+	k->mthp_numa = true;
+}
+
+static void base_v7_3(struct kernel_config *k)
+{
+	base_v6_12(k);
 	k->lazy_mm_cpumask = true;         /* 209954cbc7d0, 6db2526c1d69: v6.14 */
 	k->base_slice_700us = true;        /* 2ae891b82695, v6.15 */
+	k->flush_pending_dsb_only = false; /* 4b634918384c (v6.16): flush_tlb_mm on every arch */
 }
 
 static const struct base_def bases[] = {
 	{ "v5.12", "hint fault restores the PTE before migrating; ptep_clear_flush per PTE", base_v5_12 },
 	{ "v5.15", "b99a342d4f11: PTE stays PROT_NONE while the fault migrates; no batched flush", base_v5_15 },
+	{ "v6.1", "as v5.15 with the v6.0 scheduler (SIS_UTIL, imb_numa_nr); no batched migration flush", base_v6_1 },
 	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
-	{ "v7.3", "as v6.4; arm64 batches unmap flushes (v6.5) and flush_tlb_batched_pending does flush_tlb_mm", base_v7_3 },
+	{ "v6.12", "as v6.4; arm64 batches unmap flushes (v6.5); EEVDF (v6.6); mTHP NUMA balancing (v6.10)", base_v6_12 },
+	{ "v7.3", "as v6.12; lazy x86 mm_cpumask and its trim (v6.14); 2.8 ms slices (v6.15); arm64 flush_tlb_batched_pending flushes the mm (v6.16)", base_v7_3 },
 };
 
 static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }

@@ -624,6 +624,42 @@ static int vfail(const struct scenario *sc, int k, char *err, size_t errlen, con
 	return -1;
 }
 
+int scenario_key_count(void)
+{
+	return NR_KEYS;
+}
+
+int scenario_key_index(const char *key)
+{
+	return key_dotted(key);
+}
+
+const char *scenario_key_name(int k, char *buf, size_t len)
+{
+	return key_display(k, buf, len);
+}
+
+const char *scenario_key_section(int k)
+{
+	return keys[k].section;
+}
+
+int scenario_key_assigned(const struct scenario *sc, int k)
+{
+	return sc->origin[k].seq != 0;
+}
+
+int scenario_key_error(const struct scenario *sc, int k, char *err, size_t errlen,
+		       const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return vfail(sc, k, err, errlen, "%s", msg);
+}
+
 /* Of several keys that together are wrong, blame the one assigned last (the
  * user's latest change); if none was assigned, the first. */
 static int blame(const struct scenario *sc, const int *ks, int n)
