@@ -340,7 +340,9 @@ static void test_keys_must_match_the_machine(void **state)
 		     "flushes with x86-ipi");
 	assert_error("[machine]\nhz = 1000\n", 2, "machine.hz", "has 250 as CONFIG_HZ");
 	/* numasim's own validation still runs */
-	assert_error("[workload]\nrun_ms = 5\n", 2, "workload.run_ms", "go together");
+	assert_error("[workload]\nmemory_gib = 100\n", 2, "workload.memory_gib", "needs 100");
+	/* a workload key numaload cannot honour */
+	assert_error("[workload]\nrun_ms = 5\nsleep_ms = 1\n", 2, "workload.run_ms", "do not sleep");
 }
 
 static void test_keys_filled_from_the_machine(void **state)
