@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "kernel/sched/topology.h"
+#include "workload/access.h"
 #include "linux/cpumask.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -42,7 +43,7 @@ enum key_id {
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
-	K_BIND, K_RUN_MS, K_SLEEP_MS,
+	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
@@ -61,6 +62,7 @@ enum key_type {
 	KT_ENGINE,       /* enum flush_engine */
 	KT_FIRST_TOUCH,  /* enum first_touch */
 	KT_BIND,         /* enum thread_bind */
+	KT_ACCESS,       /* enum access_pattern */
 	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
 	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
 };
@@ -134,6 +136,9 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false },
 	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false },
 	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false },
+	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false },
+	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
+	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1e9 s keeps duration_ns within uint64_t */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },
@@ -330,6 +335,11 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		if (parse_name(v, thread_bind_names, NR_THREAD_BIND, &e, why, len))
 			return -1;
 		*(enum thread_bind *)field(sc, k) = (enum thread_bind)e;
+		return 0;
+	case KT_ACCESS:
+		if (parse_name(v, access_pattern_names, NR_ACCESS_PATTERNS, &e, why, len))
+			return -1;
+		*(int *)field(sc, k) = e;
 		return 0;
 	case KT_KERNEL:
 		return assign_kernel(sc, k, v, why, len);
@@ -744,10 +754,15 @@ static int check_share(const struct scenario *sc, int frac_k, int share_k, char 
 static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 {
 	static const int ks[] = { K_RUN_MS, K_SLEEP_MS };
+	static const int ka[] = { K_ACCESS_SHAPE, K_ACCESS };
 	if ((sc->w.run_ms > 0) != (sc->w.sleep_ms > 0))
 		return vfail(sc, blame(sc, ks, 2), err, errlen,
 			     "run_ms and sleep_ms go together: a thread that sleeps runs "
 			     "run_ms of CPU time, then sleeps sleep_ms (both means)");
+	if (sc->w.access != ACCESS_UNIFORM && !(sc->w.access_shape > 0))
+		return vfail(sc, blame(sc, ka, 2), err, errlen,
+			     "access = %s needs access_shape > 0 (normal: the standard deviation "
+			     "in pages; pareto: alpha)", access_pattern_names[sc->w.access]);
 	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
 		return -1;
 	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);

@@ -8,6 +8,7 @@
 #include "linux/mm.h"
 #include "sim/bigalloc.h"
 #include "kernel/sim.h"
+#include "workload/access.h"
 #include "workload/touch.h"
 #include "workload/workload.h"
 
@@ -35,6 +36,8 @@ void workload_defaults(struct workload_params *p)
 	p->hot_fraction = 0.1;
 	p->hot_access_share = 0.8;
 	p->cpu_ns_per_op = 100;
+	p->access = ACCESS_UNIFORM;
+	p->access_set = 1;
 	p->main_thread_works = true;
 	p->shared_first_touch = FT_INTERLEAVE;
 	p->private_first_touch = FT_LOCAL;
@@ -166,19 +169,25 @@ static int map_region(struct sim *s, struct mm_struct *mm, uint64_t *addr, struc
  * through the slices, so a sweep of the address space meets them at a
  * steady rate. */
 static int store_table_owner(const struct sim *s, const struct vm_area_struct *vma,
-			     const struct layout *l, uint64_t c, int first_task)
+			     const struct layout *l, uint64_t c, int first_task, uint64_t *j)
 {
+	*j = c; /* the table's index within its region (slice or shared) */
 	if (vma->region == 0)
 		return -1;
 	uint64_t per_slice = l->slice_pages / PAGES_PER_PMD;
-	if (vma->region == 1)
+	if (vma->region == 1) {
+		*j = c % per_slice;
 		return first_task + (int)(c / per_slice);
+	}
 	uint64_t shared = l->shared_pages / PAGES_PER_PMD;
 	uint64_t total = shared + l->private_pages / PAGES_PER_PMD;
 	uint64_t before = c * shared / total, upto = (c + 1) * shared / total;
-	if (upto > before)
-		return -1;
 	(void)s;
+	if (upto > before) {
+		*j = before;
+		return -1;
+	}
+	*j = (c - upto) % per_slice;
 	return first_task + (int)((c - upto) / per_slice);
 }
 
@@ -198,10 +207,13 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		uint64_t i1 = i0 + PAGES_PER_PMD < npages ? i0 + PAGES_PER_PMD : npages;
 		uint64_t chunk = (vma->store_pgoff + i0) / PAGES_PER_PMD;
 		struct pte_table *t = &vma->tables[i0 / PAGES_PER_PMD];
-		int owner = store_table_owner(s, vma, l, chunk, first_task);
+		uint64_t j;
+		int owner = store_table_owner(s, vma, l, chunk, first_task, &j);
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
+		uint32_t w = access_table_weight(p, j, private ? l->slice_pages : l->shared_pages);
 		t->owner = owner;
+		t->weight = w;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
 			want = first_touch_node(s, private ? p->private_first_touch : p->shared_first_touch,
@@ -217,7 +229,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
 			s->node_free_pages[want] -= n;
-			class_nodes(&s->w, cls, 0)[want] += n;
+			class_nodes(&s->w, cls, 0)[want] += n * w;
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
 			mm->rss_pages += n;
@@ -234,7 +246,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 					return -1;
 				fs->pg[idx].nid = (uint8_t)nid;
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
-				class_nodes(&s->w, cls, hot)[nid]++;
+				class_nodes(&s->w, cls, hot)[nid] += w;
 			}
 			fs->pg[idx].mapcount++;
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
@@ -333,6 +345,7 @@ void workload_free(struct sim *s)
 	free(s->w.lat_cache);
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
+	free(s->w.wsize);
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
@@ -480,8 +493,8 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	struct pte_table *t = pte_table_of(vma, addr);
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
-	class_nodes(&s->w, cls, hot)[from] -= nr;
-	class_nodes(&s->w, cls, hot)[to] += nr;
+	class_nodes(&s->w, cls, hot)[from] -= nr * t->weight;
+	class_nodes(&s->w, cls, hot)[to] += nr * t->weight;
 	s->w.lat_stale[cls] = 1;
 }
 
@@ -489,11 +502,11 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 
 /* Touch rates (touches/ns) of one hot and one cold page of a region of
  * @pages taking @rate touches/s. */
-static void page_rates(const struct workload_params *p, double rate, uint64_t pages,
+static void page_rates(const struct workload_params *p, double rate, double pages,
 		       double *hot, double *cold)
 {
-	double pages_hot = (double)pages * p->hot_fraction;
-	double pages_cold = (double)pages - pages_hot;
+	double pages_hot = pages * p->hot_fraction;
+	double pages_cold = pages - pages_hot;
 	*hot = pages_hot >= 1 ? rate * p->hot_access_share / pages_hot / 1e9 : 0;
 	*cold = pages_cold >= 1 ? rate * (1 - p->hot_access_share) / pages_cold / 1e9 : 0;
 }
@@ -502,12 +515,13 @@ static void page_rates(const struct workload_params *p, double rate, uint64_t pa
 static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
+	/* per page of weight 1: the region's touches over its weighted pages */
 	for (int i = 0; i < s->nr_tasks; i++)
-		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.slice_pages,
+		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.wsize[i],
 			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   s->w.shared_pages, &s->w.touch.rate[2 * (s->nr_tasks + m)],
+			   s->w.wsize[s->nr_tasks + m], &s->w.touch.rate[2 * (s->nr_tasks + m)],
 			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
 }
 
@@ -536,11 +550,18 @@ static int build_groups(struct sim *s)
 	}
 	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed))
 		goto out;
+	s->w.wsize = calloc(n ? n : 1, sizeof(double));
+	if (!s->w.wsize)
+		goto out;
 	for (uint32_t id = 0; id < total; id++) {
 		struct vm_area_struct *vma = s->table_vma[id];
-		struct pte_table *t = &vma->tables[id - vma->first_table_id];
+		uint32_t ti = id - vma->first_table_id;
+		struct pte_table *t = &vma->tables[ti];
+		uint64_t pages = vma_pages(vma) - (uint64_t)ti * PAGES_PER_PMD;
 		t->group = group[id];
 		t->rank = rank[id];
+		s->w.wsize[group[id]] += (double)t->weight *
+					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
 	}
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);

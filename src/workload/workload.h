@@ -14,6 +14,7 @@
 #define NUMASIM_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "workload/touch.h"
@@ -48,6 +49,9 @@ struct workload_params {
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */
 	unsigned vma_mib;            /* split each region into VMAs of this size (0: one) */
 	enum thread_bind bind;
+	int access;                  /* enum access_pattern (access.h) */
+	double access_shape;         /* normal: stdev in pages; pareto: alpha */
+	double access_set;           /* share of each region that is touched */
 	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
 };
 
@@ -66,6 +70,7 @@ struct workload {
 	double *lat_cache;           /* [class][node]: class_latency */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
 	struct touch_model touch;     /* the touch groups (touch.h) */
+	double *wsize;               /* [group]: its pages weighted by access density */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */

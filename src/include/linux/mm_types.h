@@ -129,6 +129,7 @@ struct pte_table {
 	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
 	uint32_t group;          /* its touch group (workload/touch.h) */
+	uint32_t weight;         /* the workload's access density per page here (touch_count) */
 	uint32_t rank;           /* 1-based position among its touch group's tables */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
 };
