@@ -107,6 +107,21 @@ static void timeseries_tick(struct sim *s, uint64_t now)
 	}
 }
 
+/* The run ended at @end: close the seconds up to it, the last one partial,
+ * and keep only those. */
+static void timeseries_finish(struct sim *s, uint64_t end)
+{
+	struct timeseries *ts = s->ts;
+	timeseries_tick(s, end);
+	if (ts->cur < ts->n && end > (uint64_t)ts->cur * NSEC_PER_SEC) {
+		for (int c = 0; c < NR_TS_COUNTERS; c++)
+			ts->count[c][ts->cur] = ts_cumulative(s, (enum ts_counter)c) - ts->last[c];
+		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		ts->cur++;
+	}
+	ts->n = ts->cur;
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 static int setup_tasks(struct sim *s)
@@ -263,6 +278,11 @@ int sim_run(struct sim *s)
 			break;
 		if (id == s->timer_account) {
 			workload_account(s, now);
+			if (s->w.p.work_mops > 0 && sched_exit_done(s, now)) {
+				timeseries_tick(s, now);
+				s->end_ns = now;
+				break; /* every thread's work is done */
+			}
 			timeseries_tick(s, now);
 			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
 			if (s->progress)
@@ -280,13 +300,15 @@ int sim_run(struct sim *s)
 			}
 		}
 	}
-	workload_account(s, s->duration_ns);
-	timeseries_tick(s, s->duration_ns);
+	if (!s->end_ns)
+		s->end_ns = s->duration_ns;
+	workload_account(s, s->end_ns);
+	timeseries_finish(s, s->end_ns);
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
 		s->w.total_ops += p->ops;
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
-			double ns = (double)(s->duration_ns - p->exec_start);
+			double ns = (double)(s->end_ns - p->exec_start);
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;
 			s->task_node_run_ns[(size_t)i * (size_t)s->m.nr_nodes +
 					    (size_t)s->cpus[p->cpu].node] += ns;

@@ -81,7 +81,8 @@ struct sim {
 	struct tunables t;
 	struct workload w;
 	uint64_t seed;
-	uint64_t duration_ns;
+	uint64_t duration_ns;             /* the longest the run may last */
+	uint64_t end_ns;                  /* when it ended: duration_ns, or when the work was done */
 
 	struct cpu_state *cpus;
 	struct task_struct *tasks;

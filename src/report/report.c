@@ -33,7 +33,21 @@ _Static_assert(sizeof(stat_defs) / sizeof(stat_defs[0]) * 8 == sizeof(struct sim
 
 static double sim_seconds(const struct sim *s)
 {
-	return (double)s->duration_ns / 1e9;
+	return (double)(s->end_ns ? s->end_ns : s->duration_ns) / 1e9;
+}
+
+/* A fixed-work run: when the last thread finished (elapsed time, as
+ * autonuma-benchmark's /usr/bin/time reports it), or -1 if not all did. */
+static double elapsed_seconds(const struct sim *s)
+{
+	double last = 0;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		if (!s->tasks[i].done)
+			return -1;
+		if ((double)s->tasks[i].finish_ns > last)
+			last = (double)s->tasks[i].finish_ns;
+	}
+	return last / 1e9;
 }
 
 static uint64_t tlb_interrupts(const struct sim *s)
@@ -69,6 +83,14 @@ static void text_header(const struct sim *s, const struct scenario *sc, FILE *ou
 	fprintf(out, "machine:   %d sockets, %d nodes, %d CPUs, %s\n", s->m.nr_sockets,
 		s->m.nr_nodes, s->m.nr_cpus, flush_engine_names[s->m.engine]);
 	fprintf(out, "simulated: %g s\n", sim_seconds(s));
+	if (s->w.p.work_mops > 0) {
+		double e = elapsed_seconds(s);
+		if (e >= 0)
+			fprintf(out, "elapsed:   %.3f s (every thread did its %g M operations)\n", e,
+				s->w.p.work_mops);
+		else
+			fprintf(out, "elapsed:   not finished within %g s\n", (double)s->duration_ns / 1e9);
+	}
 }
 
 static void text_counters(const struct sim *s, FILE *out)
@@ -298,6 +320,12 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(o, "kernel", json_string(s->k.name));
 	json_object_set_new(o, "seed", jint(s->seed));
 	json_object_set_new(o, "simulated_seconds", jreal(sim_seconds(s)));
+	if (s->w.p.work_mops > 0) {
+		double e = elapsed_seconds(s);
+		json_object_set_new(o, "work_mops_per_thread", jreal(s->w.p.work_mops));
+		json_object_set_new(o, "finished", json_boolean(e >= 0));
+		json_object_set_new(o, "elapsed_seconds", e >= 0 ? jreal(e) : json_null());
+	}
 	json_object_set_new(o, "machine", json_machine(s));
 	json_object_set_new(o, "tunables", json_tunables(s));
 	json_object_set_new(o, "vmstat", json_counters(s));

@@ -43,7 +43,7 @@ enum key_id {
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
-	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET,
+	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
@@ -139,6 +139,7 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false },
 	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
 	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
+	[K_WORK] = { "workload", "work_mops", KT_DOUBLE, OFF(w.work_mops), 0, 1e12, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1e9 s keeps duration_ns within uint64_t */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },

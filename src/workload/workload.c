@@ -465,6 +465,13 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 		user = 0;
 	double op = task_op_ns(s, t), local = task_op_ns_local(s);
 	t->ops += user / op;
+	double target = s->w.p.work_mops * 1e6;
+	if (target > 0 && !t->done && t->ops >= target) {
+		/* its last operation ended inside this stretch: interpolate */
+		double back = (t->ops - target) * op * (user > 0 ? span / user : 0);
+		t->done = true;
+		t->finish_ns = now - (uint64_t)(back < span ? back : span);
+	}
 	/* the share of the interval not taken by interrupt handlers: the
 	 * thread touches no memory while they run */
 	double stolen = c->stolen_ns - c->stolen_at_account;

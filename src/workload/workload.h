@@ -52,6 +52,7 @@ struct workload_params {
 	int access;                  /* enum access_pattern (access.h) */
 	double access_shape;         /* normal: stdev in pages; pareto: alpha */
 	double access_set;           /* share of each region that is touched */
+	double work_mops;            /* operations per thread, millions; 0: a timed run */
 	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
 };
 

@@ -79,6 +79,7 @@ enum task_sched_state {
 	TASK_QUEUED,              /* runnable, waiting on its CPU's runqueue */
 	TASK_ON_CPU,              /* running (rq's current) */
 	TASK_SLEEPING,            /* blocked until woken */
+	TASK_DEAD,                /* exited: its work is done */
 };
 
 struct task_struct {
@@ -100,6 +101,8 @@ struct task_struct {
 	int move_to;              /* a move asked for while it was in the kernel, or -1 */
 	struct task_struct *swap_with; /* ... a swap with this task (migrate_swap) */
 	bool want_sleep;          /* its run phase ended while it was in the kernel */
+	bool done;                /* its fixed amount of work is done: it exits */
+	uint64_t finish_ns;       /* ... at this time */
 	uint64_t run_left;        /* ns of CPU time left in its run phase (0: never sleeps) */
 	uint64_t sleep_ctr;       /* draws of its run/sleep stream */
 	uint64_t acct_from;       /* ns: its user time is settled up to here */

@@ -378,9 +378,48 @@ static void preempt_curr(struct sim *s, int cpu, struct task_struct *p, uint64_t
 	p->state = TASK_QUEUED;
 }
 
+/* do_exit: the task's work is done; its CPU runs the next one. */
+static void exit_task(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	switch (p->state) {
+	case TASK_ON_CPU:
+		dequeue_curr(s, p->cpu, p);
+		schedule(s, p->cpu, now);
+		break;
+	case TASK_QUEUED:
+		dequeue_task(s, p->cpu, p);
+		sched_balance_rearm(s, p->cpu, now);
+		break;
+	default:
+		break;
+	}
+	timerq_cancel(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx);
+	p->state = TASK_DEAD;
+	p->mm->mm_users--;
+	s->sched->nr_alive--;
+}
+
+bool sched_exit_done(struct sim *s, uint64_t now)
+{
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *p = &s->tasks[i];
+		if (!p->done || p->state == TASK_DEAD)
+			continue;
+		if (p->state == TASK_ON_CPU && task_busy_end(s, p, now))
+			continue; /* in a kernel path: at its return (or the next accounting) */
+		sim_enter_cpu(s, p->cpu, now);
+		exit_task(s, p, now);
+	}
+	return s->sched->nr_alive == 0;
+}
+
 bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
 {
 	int cpu = p->cpu;
+	if (p->done) {
+		exit_task(s, p, now);
+		return false;
+	}
 	if (p->move_to >= 0) {
 		int to = p->move_to;
 		p->move_to = -1;
@@ -538,6 +577,7 @@ int sched_init(struct sim *s)
 		cpumask_set_cpu(c, &ss->cpu_mask[c]);
 	}
 	ss->nr_idle = cpus;
+	ss->nr_alive = s->nr_tasks;
 	/* sysctl_sched_base_slice (EEVDF) or sched_min_granularity (CFS):
 	 * 0.75 ms, 0.70 ms from v6.15, times 1 + ilog2(min(CPUs, 8)) */
 	unsigned f = 1, n = cpus < 8 ? (unsigned)cpus : 8;
