@@ -170,6 +170,12 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
+	/* a memory eater: a process that only holds memory on one node */
+	if (s->w.p.eat_gib > 0 && s->w.p.eat_node >= 0 && s->w.p.eat_node < s->m.nr_nodes) {
+		uint64_t eat = (uint64_t)(s->w.p.eat_gib * (double)(1ull << (30 - PAGE_SHIFT)));
+		uint64_t *free = &s->node_free_pages[s->w.p.eat_node];
+		*free = eat < *free ? *free - eat : 0;
+	}
 	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
 	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
 		goto oom;

@@ -58,6 +58,7 @@ static void base_v6_12(struct kernel_config *k)
 	base_v6_4(k);
 	k->arm64_batched_unmap = true;
 	k->eevdf = true;
+	k->weighted_interleave = true;
 	k->mthp_numa = true;
 }
 

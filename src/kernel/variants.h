@@ -20,6 +20,7 @@ struct kernel_config {
 	bool sis_util;               /* v6.0: select_idle_cpu's scan limit from LLC utilisation (SIS_UTIL) */
 	bool imb_numa_nr;            /* v6.0: NUMA imbalance allowance from sd->imb_numa_nr (12.5% of a node) */
 	bool eevdf;                  /* v6.6: EEVDF replaces CFS (one base slice, no latency period) */
+	bool weighted_interleave;    /* fa3bea4e1f82 (v6.9): MPOL_WEIGHTED_INTERLEAVE */
 	bool base_slice_700us;       /* 2ae891b82695 (v6.15): base slice 0.70 ms, not 0.75 ms */
 	bool lazy_mm_cpumask;        /* 209954cbc7d0 + 6db2526c1d69 (v6.14): x86 mm_cpumask cleared lazily, trimmed once a second */
 	/* patches */

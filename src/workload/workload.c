@@ -17,6 +17,9 @@ const char *const first_touch_names[NR_FIRST_TOUCH] = {
 	[FT_REMOTE] = "remote",
 	[FT_INTERLEAVE] = "interleave",
 	[FT_NODE0] = "node0",
+	[FT_BIND] = "bind",
+	[FT_PREFERRED] = "preferred",
+	[FT_WEIGHTED] = "weighted",
 };
 
 const char *const thread_bind_names[NR_THREAD_BIND] = {
@@ -39,8 +42,9 @@ void workload_defaults(struct workload_params *p)
 	p->access = ACCESS_UNIFORM;
 	p->access_set = 1;
 	p->main_thread_works = true;
-	p->shared_first_touch = FT_INTERLEAVE;
-	p->private_first_touch = FT_LOCAL;
+	p->shared_first_touch.mode = FT_INTERLEAVE;
+	p->private_first_touch.mode = FT_LOCAL;
+	p->eat_node = -1;
 }
 
 #define BASE_ADDR (1ull << 30)
@@ -59,37 +63,6 @@ static int table_class(const struct sim *s, const struct vm_area_struct *vma,
 	if (t->owner >= 0)
 		return t->owner;
 	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
-}
-
-/* The node a page is first touched on. */
-static int first_touch_node(const struct sim *s, enum first_touch ft, int user_node,
-			    uint64_t chunk)
-{
-	int nodes = s->m.nr_nodes;
-	switch (ft) {
-	case FT_LOCAL:
-		return user_node;
-	case FT_REMOTE:
-		return (user_node + s->m.nodes_per_socket) % nodes;
-	case FT_INTERLEAVE:
-		return (int)(chunk % (uint64_t)nodes);
-	default:
-		return 0;
-	}
-}
-
-/* Take a page on @want, or the next node with room (the page allocator's
- * fallback). */
-static int alloc_node(struct sim *s, int want, unsigned long nr)
-{
-	for (int i = 0; i < s->m.nr_nodes; i++) {
-		int n = (want + i) % s->m.nr_nodes;
-		if (s->node_free_pages[n] >= nr) {
-			s->node_free_pages[n] -= nr;
-			return n;
-		}
-	}
-	return -1;
 }
 
 static struct folio_store *new_store(struct sim *s, uint64_t pages)
@@ -114,7 +87,16 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->vm_start = addr;
 	vma->vm_end = addr + (pages << PAGE_SHIFT);
 	vma->vm_flags = VM_READ | VM_WRITE | (shared ? VM_SHARED : 0);
+	/* the default policy has MPOL_F_MOF; a policy kept in force does
+	 * not, except bind with MPOL_F_NUMA_BALANCING */
+	const struct first_touch_policy *pol = region == 0 ? &s->w.p.shared_first_touch
+							   : &s->w.p.private_first_touch;
 	vma->mof = true;
+	if (s->w.p.policy_in_force && pol->mode != FT_LOCAL && pol->mode != FT_REMOTE) {
+		bool nb = pol->mode == FT_BIND && s->w.p.numa_balancing_bind;
+		vma->mof = nb;
+		vma->bind_nodes = nb ? pol->nodes : 0;
+	}
 	vma->store = fs;
 	vma->store_pgoff = pgoff;
 	vma->region = region;
@@ -216,8 +198,9 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		t->weight = w;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
-			want = first_touch_node(s, private ? p->private_first_touch : p->shared_first_touch,
-						s->cpus[s->tasks[user].cpu].node, chunk);
+			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
+								    : &p->shared_first_touch,
+						     s->cpus[s->tasks[user].cpu].node, chunk);
 			cls = table_class(s, vma, t);
 		}
 		if (!hot_cut && first_mapping && !p->map_shared && s->node_free_pages[want] >= i1 - i0) {
@@ -241,7 +224,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
 							    ((uint64_t)private << 39))) < hot_cut;
 			if (first_mapping) {
-				int nid = alloc_node(s, want, 1);
+				int nid = alloc_pages_policy(s, private ? &p->private_first_touch
+									  : &p->shared_first_touch, want, 1);
 				if (nid < 0)
 					return -1;
 				fs->pg[idx].nid = (uint8_t)nid;

@@ -19,14 +19,28 @@
 
 #include "workload/touch.h"
 
+/* Where a region's pages are first touched: the placement of a thread's
+ * first touch (local, remote) or a memory policy in force at that time
+ * (set_mempolicy / mbind / numactl: bind, preferred, interleave, weighted
+ * interleave), written NAME or NAME:NODES (e.g. bind:1, interleave:0,1,
+ * weighted:0=3,1=1).  mm/mempolicy.c places the pages. */
 enum first_touch {
-	FT_LOCAL,       /* first touched by a thread on the page's user's node */
+	FT_LOCAL,       /* the default policy: the first-touching thread's node */
 	FT_REMOTE,      /* first touched from the other socket's first node */
-	FT_INTERLEAVE,  /* round-robin over the nodes, per 2 MiB */
-	FT_NODE0,       /* everything on node 0 */
+	FT_INTERLEAVE,  /* MPOL_INTERLEAVE over the nodes (all if none given), per 2 MiB */
+	FT_NODE0,       /* node 0, falling back like the default policy */
+	FT_BIND,        /* MPOL_BIND: only the given nodes */
+	FT_PREFERRED,   /* MPOL_PREFERRED: the given node, then the nearest */
+	FT_WEIGHTED,    /* MPOL_WEIGHTED_INTERLEAVE (v6.9): node=weight,... */
 	NR_FIRST_TOUCH
 };
 extern const char *const first_touch_names[NR_FIRST_TOUCH];
+
+struct first_touch_policy {
+	enum first_touch mode;
+	uint64_t nodes;                  /* node mask for bind, preferred, interleave:, weighted */
+	uint8_t weight[64];              /* weighted interleave, per node */
+};
 
 /* Thread binding: none (the scheduler places threads), each thread to the
  * node or to the CPU it starts on. */
@@ -42,8 +56,12 @@ struct workload_params {
 	double hot_fraction;         /* of the pages of each region */
 	double hot_access_share;     /* of the touches going to the hot set */
 	double cpu_ns_per_op;        /* compute per operation, besides the memory access */
-	enum first_touch shared_first_touch;
-	enum first_touch private_first_touch;
+	struct first_touch_policy shared_first_touch;
+	struct first_touch_policy private_first_touch;
+	bool policy_in_force;        /* the first-touch policy stays the memory's policy */
+	bool numa_balancing_bind;    /* ... a bind policy with MPOL_F_NUMA_BALANCING (v5.15) */
+	int eat_node;                /* a memory eater occupies eat_gib on this node */
+	double eat_gib;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */

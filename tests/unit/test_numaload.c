@@ -362,7 +362,7 @@ static void test_keys_filled_from_the_machine(void **state)
 	assert_int_equal(sc->m.distance[0][1], 20);
 	assert_int_equal(sc->m.hz, 250);
 	assert_int_equal(sc->m.engine, FLUSH_X86_IPI);
-	assert_int_equal(sc->w.private_first_touch, FT_REMOTE);
+	assert_int_equal(sc->w.private_first_touch.mode, FT_REMOTE);
 	assert_int_equal(sc->seed, 7);
 	free(sc);
 }
@@ -397,8 +397,8 @@ static void check_layout(const char *text)
 					continue;
 				int user = owner >= 0 ? p * w->threads + owner
 						      : p * w->threads + (int)(chunk % (uint64_t)w->threads);
-				int node = nl_first_touch_node(&s->m, owner >= 0 ? w->private_first_touch
-										 : w->shared_first_touch,
+				int node = nl_first_touch_node(&s->m, owner >= 0 ? w->private_first_touch.mode
+										 : w->shared_first_touch.mode,
 							       nl_task_cpu(&s->m, user), chunk);
 				if (t->lazy) {
 					assert_int_equal(t->home_nid, node);

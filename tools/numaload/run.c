@@ -329,7 +329,7 @@ static void populate(struct thr_ctx *tc)
 	int cpu = nl_task_cpu(&sc->m, tc->g);
 	const struct tset *s = &pc->slice[tc->t];
 	for (uint64_t i = 0; i < s->ntab; i++) {
-		prefer_node(pc->ctl, pc->r->node_id[nl_first_touch_node(&sc->m, w->private_first_touch,
+		prefer_node(pc->ctl, pc->r->node_id[nl_first_touch_node(&sc->m, w->private_first_touch.mode,
 									  cpu, s->chunk[i])]);
 		touch_table(s->tab[i]);
 	}
@@ -340,7 +340,7 @@ static void populate(struct thr_ctx *tc)
 			if ((int)(s->chunk[i] % (uint64_t)w->threads) != tc->t)
 				continue;
 			int user = nl_task_cpu(&sc->m, first_task + tc->t);
-			prefer_node(pc->ctl, pc->r->node_id[nl_first_touch_node(&sc->m, w->shared_first_touch,
+			prefer_node(pc->ctl, pc->r->node_id[nl_first_touch_node(&sc->m, w->shared_first_touch.mode,
 										  user, s->chunk[i])]);
 			touch_table(s->tab[i]);
 		}

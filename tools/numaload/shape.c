@@ -170,10 +170,16 @@ enum rule { R_HONOUR, R_CHECK, R_TUNABLE, R_NEVER };
 static enum rule rule_of(const char *section, const char *name, const char **why)
 {
 	*why = NULL;
-	if (!strcmp(section, "workload") && (!strcmp(name, "run_ms") || !strcmp(name, "sleep_ms"))) {
-		*why = "numaload's threads do not sleep (run_ms/sleep_ms are numasim's run and sleep phases)";
-		return R_NEVER;
-	}
+	static const char *const not_yet[] = {
+		"run_ms", "sleep_ms", "access", "access_shape", "access_set", "work_mops",
+		"policy_in_force", "numa_balancing_bind", "eat_node", "eat_gib",
+	};
+	for (size_t i = 0; !strcmp(section, "workload") && i < ARRAY_SIZE(not_yet); i++)
+		if (!strcmp(name, not_yet[i])) {
+			*why = "numaload's threads touch uniformly, do not sleep, run for run.duration_s "
+			       "and first-touch with local, remote, interleave or node0 only";
+			return R_NEVER;
+		}
 	if (!strcmp(section, "workload") || !strcmp(section, "run"))
 		return R_HONOUR;
 	if (!strcmp(section, "tunables"))
@@ -308,6 +314,14 @@ static int check_machine_key(struct scenario *sc, int k, const char *name, const
 
 int nl_shape_resolve(struct scenario *sc, const struct nl_real *r, char *err, size_t errlen)
 {
+	const struct first_touch_policy *fts[] = { &sc->w.shared_first_touch, &sc->w.private_first_touch };
+	for (int i = 0; i < 2; i++)
+		if (fts[i]->mode > FT_NODE0 || fts[i]->nodes) {
+			snprintf(err, errlen, "%s: workload.%s_first_touch: numaload cannot honour this "
+				 "policy on a real machine yet (local, remote, interleave, node0 only)",
+				 sc->source, i ? "private" : "shared");
+			return -1;
+		}
 	char name[160], why[256];
 	struct topo t;
 	int bad_topo = real_topo(r, &t, why, sizeof(why));

@@ -159,6 +159,7 @@ struct vm_area_struct {
 	uint64_t vm_start, vm_end;     /* bytes, page aligned */
 	unsigned long vm_flags;
 	bool mof;                      /* policy has MPOL_F_MOF (default policy) */
+	uint64_t bind_nodes;           /* MPOL_BIND|MPOL_F_NUMA_BALANCING: its nodes, else 0 */
 	struct folio_store *store;
 	uint64_t store_pgoff;          /* first store page mapped at vm_start */
 	pte_t *ptes;                   /* one per page */

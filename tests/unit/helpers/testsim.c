@@ -30,7 +30,7 @@ struct sim *testsim_new(const char *kernel, enum flush_engine engine)
 	s->w.p.memory_gib = 8.0 / 1024; /* 8 MiB: 2048 pages, 4 tables */
 	s->w.p.private_fraction = 0;
 	s->w.p.private_access_share = 0;
-	s->w.p.shared_first_touch = FT_NODE0;
+	s->w.p.shared_first_touch.mode = FT_NODE0;
 	s->seed = 1;
 	s->duration_ns = 10 * NSEC_PER_SEC;
 	if (sim_init(s, err, sizeof(err)))
