@@ -128,7 +128,7 @@ static int setup_tasks(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
 	s->nr_mms = p->processes;
-	s->nr_tasks = p->processes * p->threads;
+	s->nr_tasks = p->processes * p->threads + (p->migrate_call != MCALL_NONE);
 	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
 	s->tasks = calloc((size_t)s->nr_tasks, sizeof(struct task_struct));
 	if (!s->mms || !s->tasks)
@@ -143,7 +143,28 @@ static int setup_tasks(struct sim *s)
 			s->mms[i].nr_threads++;
 		}
 	}
-	for (int i = 0; i < s->nr_tasks; i++) {
+	if (p->migrate_call != MCALL_NONE) {
+		/* the process that makes the calls (numactl's migratepages): one
+		 * thread, no memory of its own */
+		struct task_struct *t = &s->tasks[s->nr_tasks - 1];
+		s->caller_mm = calloc(1, sizeof(*s->caller_mm));
+		if (!s->caller_mm)
+			return -1;
+		s->caller_mm->sim = s;
+		s->caller_mm->id = s->nr_mms;
+		s->caller_mm->mm_users = s->caller_mm->nr_threads = 1;
+		t->idx = s->nr_tasks - 1;
+		t->pid = t->tgid = 900;
+		t->mm = s->caller_mm;
+		t->syscall_caller = true;
+		t->numa_preferred_nid = NUMA_NO_NODE;
+		double every = p->migrate_every_s, span = (double)s->duration_ns / 1e9 - p->migrate_at_s;
+		s->max_calls = every > 0 && span > 0 ? (int)(span / every) + 1 : 1;
+		s->calls = calloc((size_t)s->max_calls, sizeof(*s->calls));
+		if (!s->calls)
+			return -1;
+	}
+	for (int i = 0; i < s->nr_tasks - (p->migrate_call != MCALL_NONE); i++) {
 		struct task_struct *t = &s->tasks[i];
 		int proc = i / p->threads, th = i % p->threads;
 		t->idx = i;
@@ -223,6 +244,7 @@ void sim_free(struct sim *s)
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
 		free(t->mctx);
+		free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);
 	}
@@ -233,6 +255,8 @@ void sim_free(struct sim *s)
 	engine_free(&s->e);
 	sched_free(s);
 	free(s->node_run_ns);
+	free(s->caller_mm);
+	free(s->calls);
 	free(s->task_node_run_ns);
 	timeseries_free(s->ts);
 	s->ts = NULL;

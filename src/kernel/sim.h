@@ -75,6 +75,13 @@ struct sim_stats {
 
 struct sched_state;
 
+/* One migration system call, for the report. */
+struct call_record {
+	uint64_t start_ns, end_ns;
+	int from, to;
+	unsigned long moved, failed;      /* pages */
+};
+
 struct sim {
 	struct machine m;
 	struct kernel_config k;
@@ -107,6 +114,9 @@ struct sim {
 	struct timeseries *ts;            /* per-second series, always kept */
 	double *node_run_ns;              /* per node: CPU time the tasks ran there */
 	double *task_node_run_ns;         /* [task][node]: the same per task */
+	struct mm_struct *caller_mm;      /* the migration calls' process (no memory) */
+	struct call_record *calls;        /* the migration calls made */
+	int nr_calls, max_calls;
 };
 
 /* Per simulated second: what the plots draw.  The counter columns are the

@@ -178,3 +178,67 @@ int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr
 		return NUMA_NO_NODE;
 	return thisnid;
 }
+
+/* ---- the migration system calls ------------------------------------------- */
+
+#include "linux/migrate.h"
+#include "workload/workload.h"
+
+/* queue_pages_range, one batch at a time: walk the mm's VMAs from the
+ * call's position and isolate the folios on the source node (those not
+ * already isolated by another migration), up to NR_MAX_BATCHED_MIGRATION
+ * pages; then migrate_pages(MIGRATE_SYNC) runs the batch's unmap.  The
+ * kernel isolates the whole range before migrating; the model interleaves
+ * the two per batch, which changes when the isolation is paid, not what
+ * is moved or flushed. */
+bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx)
+{
+	struct mm_struct *mm = &s->mms[call->mm_id];
+	unsigned long pages = 0;
+	long walked = 0;
+	ctx->nr = 0;
+	for (; call->vma < mm->nr_vmas; call->vma++) {
+		struct vm_area_struct *vma = &mm->vmas[call->vma];
+		if (call->addr < vma->vm_start)
+			call->addr = vma->vm_start;
+		while (call->addr < vma->vm_end) {
+			struct pte_table *t = pte_table_of(vma, call->addr);
+			if (t->lazy)
+				workload_materialize_table(vma, t);
+			pte_t pte = vma->ptes[pte_index(vma, call->addr)];
+			walked++;
+			if (!pte_present(pte)) {
+				call->addr += PAGE_SIZE;
+				continue;
+			}
+			struct folio f = page_folio(vma->store, vma_store_idx(vma, call->addr));
+			uint64_t end = vma_address(vma, f.idx + folio_nr_pages(f));
+			call->addr = end && end <= vma->vm_end ? end : call->addr + PAGE_SIZE;
+			uint8_t *fl = &f.fs->pg[f.idx].flags;
+			if (folio_nid(f) != call->from || (*fl & FOLIO_ISOLATED))
+				continue;
+			*fl |= FOLIO_ISOLATED;
+			ctx->folios[ctx->nr++] = f;
+			pages += folio_nr_pages(f);
+			if (pages >= NR_MAX_BATCHED_MIGRATION || ctx->nr == MAX_MIGRATE_FOLIOS)
+				goto batch;
+		}
+	}
+batch:
+	charge(s, COST_MIGRATE, (double)walked * s->m.cost.pte_skip_ns);
+	if (!ctx->nr)
+		return false;
+	ctx->target_nid = call->to;
+	ctx->mode = MIGRATE_SYNC;
+	ctx->reason = call->reason;
+	ctx->setup_prepaid = false;
+	migrate_pages_begin(s, ctx);
+	return true;
+}
+
+void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx)
+{
+	migrate_pages_finish(s, ctx);
+	call->moved += ctx->nr_succeeded;
+	call->failed += ctx->nr_failed_pages;
+}

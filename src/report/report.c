@@ -166,6 +166,17 @@ static void text_sched(const struct sim *s, FILE *out)
 	line_count(out, "NUMA placement moves (migrate_task_to)", st->numa_task_moves);
 	line_count(out, "NUMA placement swaps (migrate_swap)", st->numa_task_swaps);
 	line_count(out, "scan period resets (update_scan_period)", st->scan_period_resets);
+	if (s->w.p.migrate_call == MCALL_NONE)
+		return;
+	fprintf(out, "\n%s calls (process %d)\n", migrate_syscall_names[s->w.p.migrate_call],
+		s->w.p.migrate_process);
+	fprintf(out, "  %10s %5s %5s %12s %12s %10s\n", "at s", "from", "to", "elapsed ms",
+		"pages moved", "failed");
+	for (int i = 0; i < s->nr_calls; i++) {
+		const struct call_record *c = &s->calls[i];
+		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu\n", (double)c->start_ns / 1e9, c->from,
+			c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed);
+	}
 }
 
 static void text_costs(const struct sim *s, FILE *out)
@@ -337,6 +348,21 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 		json_array_append_new(nodes, jreal(s->node_run_ns[n] / 1e9));
 	json_object_set_new(o, "cpu_seconds_per_node", nodes);
 	json_object_set_new(o, "tasks", json_tasks(s));
+	if (s->w.p.migrate_call != MCALL_NONE) {
+		json_t *a = json_array();
+		for (int i = 0; i < s->nr_calls; i++) {
+			const struct call_record *c = &s->calls[i];
+			json_t *r = json_object();
+			json_object_set_new(r, "at_s", jreal((double)c->start_ns / 1e9));
+			json_object_set_new(r, "from", json_integer(c->from));
+			json_object_set_new(r, "to", json_integer(c->to));
+			json_object_set_new(r, "elapsed_ms", jreal((double)(c->end_ns - c->start_ns) / 1e6));
+			json_object_set_new(r, "pages_moved", jint(c->moved));
+			json_object_set_new(r, "pages_failed", jint(c->failed));
+			json_array_append_new(a, r);
+		}
+		json_object_set_new(o, "migrate_calls", a);
+	}
 	json_object_set_new(o, "throughput_ops_per_s", jreal(throughput(s)));
 	json_object_set_new(o, "cost_ns", json_costs(s));
 	if (s->ts)

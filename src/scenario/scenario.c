@@ -45,6 +45,7 @@ enum key_id {
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
 	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
 	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
+	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK,
 	K_KERNEL, K_DURATION, K_SEED,
 	NR_KEYS
 };
@@ -64,6 +65,7 @@ enum key_type {
 	KT_FIRST_TOUCH,  /* enum first_touch */
 	KT_BIND,         /* enum thread_bind */
 	KT_ACCESS,       /* enum access_pattern */
+	KT_MCALL,        /* enum migrate_syscall */
 	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
 	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
 };
@@ -145,6 +147,13 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_NB_BIND] = { "workload", "numa_balancing_bind", KT_BOOL, OFF(w.numa_balancing_bind), 0, 0, false },
 	[K_EAT_NODE] = { "workload", "eat_node", KT_INT, OFF(w.eat_node), -1, 63, false },
 	[K_EAT_GIB] = { "workload", "eat_gib", KT_DOUBLE, OFF(w.eat_gib), 0, 1 << 30, false },
+	[K_MCALL] = { "workload", "migrate_call", KT_MCALL, OFF(w.migrate_call), 0, 0, false },
+	[K_MPROC] = { "workload", "migrate_process", KT_INT, OFF(w.migrate_process), 0, 4095, false },
+	[K_MFROM] = { "workload", "migrate_from", KT_INT, OFF(w.migrate_from), 0, 63, false },
+	[K_MTO] = { "workload", "migrate_to", KT_INT, OFF(w.migrate_to), 0, 63, false },
+	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false },
+	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
+	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1e9 s keeps duration_ns within uint64_t */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },
@@ -422,6 +431,11 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		return 0;
 	case KT_ACCESS:
 		if (parse_name(v, access_pattern_names, NR_ACCESS_PATTERNS, &e, why, len))
+			return -1;
+		*(int *)field(sc, k) = e;
+		return 0;
+	case KT_MCALL:
+		if (parse_name(v, migrate_syscall_names, NR_MCALLS, &e, why, len))
 			return -1;
 		*(int *)field(sc, k) = e;
 		return 0;
@@ -912,6 +926,19 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 		return vfail(sc, blame(sc, ks, 2), err, errlen, "spread_shared puts the shared and "
 			     "private pages in one VMA, which can keep only one policy in force: give "
 			     "shared_first_touch and private_first_touch the same policy");
+	}
+	if (w->migrate_call != MCALL_NONE) {
+		if (w->migrate_process >= w->processes)
+			return vfail(sc, K_MPROC, err, errlen, "process %d does not exist (%d process%s)",
+				     w->migrate_process, w->processes, w->processes > 1 ? "es" : "");
+		if (w->migrate_from >= sc->m.nr_nodes || w->migrate_to >= sc->m.nr_nodes)
+			return vfail(sc, w->migrate_from >= sc->m.nr_nodes ? K_MFROM : K_MTO, err, errlen,
+				     "the machine has nodes 0 to %d", sc->m.nr_nodes - 1);
+		if (w->migrate_from == w->migrate_to)
+			return vfail(sc, K_MTO, err, errlen, "migrate_from and migrate_to are the same node");
+		if (w->migrate_at_s >= sc->duration_s)
+			return vfail(sc, K_MAT, err, errlen, "%g s is not within the run (%g s)",
+				     w->migrate_at_s, sc->duration_s);
 	}
 	if (w->eat_gib > 0 && (w->eat_node < 0 || w->eat_node >= sc->m.nr_nodes))
 		return vfail(sc, K_EAT_NODE, err, errlen, "eat_gib needs eat_node, a node of the "

@@ -28,6 +28,13 @@ const char *const thread_bind_names[NR_THREAD_BIND] = {
 	[BIND_CPU] = "cpu",
 };
 
+const char *const migrate_syscall_names[NR_MCALLS] = {
+	[MCALL_NONE] = "none",
+	[MCALL_MIGRATE_PAGES] = "migrate_pages",
+	[MCALL_MOVE_PAGES] = "move_pages",
+	[MCALL_MBIND] = "mbind",
+};
+
 void workload_defaults(struct workload_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -45,6 +52,8 @@ void workload_defaults(struct workload_params *p)
 	p->shared_first_touch.mode = FT_INTERLEAVE;
 	p->private_first_touch.mode = FT_LOCAL;
 	p->eat_node = -1;
+	p->migrate_to = 1;
+	p->migrate_back_and_forth = true;
 }
 
 #define BASE_ADDR (1ull << 30)
@@ -383,6 +392,8 @@ static double class_latency_compute(struct sim *s, int cls, int node)
  * memory latency of its mix of private and shared touches. */
 static double task_op_ns(struct sim *s, const struct task_struct *t)
 {
+	if (t->syscall_caller) /* it does no work of the workload's */
+		return s->w.p.cpu_ns_per_op;
 	const struct workload_params *p = &s->w.p;
 	int node = s->cpus[t->cpu].node;
 	double share = s->w.slice_pages ? p->private_access_share : 0;
@@ -408,6 +419,8 @@ static void refresh_rates(struct sim *s)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
+		if (t->syscall_caller)
+			continue;
 		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
 		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
 	}
@@ -448,6 +461,8 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 	if (user < 0)
 		user = 0;
 	double op = task_op_ns(s, t), local = task_op_ns_local(s);
+	if (t->syscall_caller)
+		user = 0; /* its time is the calls' */
 	t->ops += user / op;
 	double target = s->w.p.work_mops * 1e6;
 	if (target > 0 && !t->done && t->ops >= target) {

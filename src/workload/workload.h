@@ -47,6 +47,11 @@ struct first_touch_policy {
 enum thread_bind { BIND_NONE, BIND_NODE, BIND_CPU, NR_THREAD_BIND };
 extern const char *const thread_bind_names[NR_THREAD_BIND];
 
+/* The migration system call a scenario schedules (numactl's migratepages
+ * uses migrate_pages). */
+enum migrate_syscall { MCALL_NONE, MCALL_MIGRATE_PAGES, MCALL_MOVE_PAGES, MCALL_MBIND, NR_MCALLS };
+extern const char *const migrate_syscall_names[NR_MCALLS];
+
 struct workload_params {
 	int processes;
 	int threads;                 /* per process */
@@ -62,6 +67,13 @@ struct workload_params {
 	bool numa_balancing_bind;    /* ... a bind policy with MPOL_F_NUMA_BALANCING (v5.15) */
 	int eat_node;                /* a memory eater occupies eat_gib on this node */
 	double eat_gib;
+	/* scheduled migration calls: process migrate_process's pages from
+	 * migrate_from to migrate_to at migrate_at_s, then every
+	 * migrate_every_s (0: once), back and forth if asked */
+	int migrate_call;            /* enum migrate_syscall */
+	int migrate_process, migrate_from, migrate_to;
+	double migrate_at_s, migrate_every_s;
+	bool migrate_back_and_forth;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */

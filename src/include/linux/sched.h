@@ -35,6 +35,8 @@ enum task_activity {
 	ACT_MIGRATE_UNMAP, /* migrate_pages: unmap and flush */
 	ACT_MIGRATE_MOVE,  /* migrate_pages: copy and remap */
 	ACT_RETURN,        /* returning to user mode: queued task_work runs here */
+	ACT_SYSCALL,       /* migrate_pages(2) and friends: isolate and unmap a batch */
+	ACT_SYSCALL_MOVE,  /* ... and move it */
 };
 
 /* task_numa_work's walk, kept across steps (one PTE table per event). */
@@ -82,8 +84,13 @@ enum task_sched_state {
 	TASK_DEAD,                /* exited: its work is done */
 };
 
+struct migrate_call;
+
 struct task_struct {
 	int pid, tgid;
+	bool syscall_caller;      /* the process that makes the scenario's migration calls */
+	struct migrate_call *call;/* its call in flight */
+	int calls_made;
 	int idx;                  /* index in sim->tasks */
 	int cpu;                  /* task_cpu(): where it runs, waits, or last ran */
 	struct mm_struct *mm;

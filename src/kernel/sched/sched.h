@@ -92,6 +92,8 @@ static inline bool sched_exit_work(const struct sim *s, const struct task_struct
  * sleeping task from @waker_cpu (select_task_rq_fair picks its CPU). */
 void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64_t wake);
 void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, uint64_t now);
+/* When the migration caller's next call is due (UINT64_MAX: none). */
+uint64_t sched_next_call(const struct sim *s, const struct task_struct *p);
 /* set_task_cpu: the task changes CPU (migrate_task_rq_fair's NUMA part). */
 void set_task_cpu(struct sim *s, struct task_struct *p, int cpu);
 /* Move @p to @cpu (a queued task at once, a running one through the
