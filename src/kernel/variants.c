@@ -130,6 +130,30 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
 	return 0;
 }
 
+/* Switches read only on paths that NUMA balancing alone reaches: the
+ * scanner's VMA filter (task_numa_work), the hint fault's delayed mapping
+ * and mTHP gate (do_numa_page, mpol_misplaced), the v1 patch (reason
+ * MR_NUMA_MISPLACED) and the arm64 pending flush (change_pte_range, which
+ * only the scanner calls here).  A new switch is compared unless it is
+ * listed here; tests/e2e/ab.sh checks the listed ones. */
+static void clear_balancing_only(struct kernel_config *c)
+{
+	memset(c->name, 0, sizeof(c->name));
+	c->vma_scan_filter = false;
+	c->numa_delay_mapping = false;
+	c->mthp_numa = false;
+	c->single_folio_v1 = false;
+	c->flush_pending_dsb_only = false;
+}
+
+bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b)
+{
+	struct kernel_config x = *a, y = *b;
+	clear_balancing_only(&x);
+	clear_balancing_only(&y);
+	return !memcmp(&x, &y, sizeof(x)); /* chars and bools only: no padding */
+}
+
 void kernel_variants_print(void)
 {
 	printf("Bases:\n");

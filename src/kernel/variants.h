@@ -33,6 +33,11 @@ struct kernel_config {
 /* Parse @name into @cfg.  Returns 0, or -1 with a message in @err. */
 int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, size_t errlen);
 
+/* Whether two kernels give the same run with kernel.numa_balancing = 0:
+ * equal once the switches only NUMA balancing reaches are set aside
+ * (numasim ab shares one balancing-off run between them). */
+bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b);
+
 /* Print every base and patch, one line each, to stdout. */
 void kernel_variants_print(void);
 
