@@ -42,6 +42,8 @@ static double elapsed_seconds(const struct sim *s)
 {
 	double last = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
+		if (s->tasks[i].syscall_caller)
+			continue;
 		if (!s->tasks[i].done)
 			return -1;
 		if ((double)s->tasks[i].finish_ns > last)
@@ -70,6 +72,74 @@ static double throughput(const struct sim *s)
 {
 	double sec = sim_seconds(s);
 	return sec > 0 ? s->w.total_ops / sec : 0;
+}
+
+/* ---- convergence ---------------------------------------------------------- */
+
+#define SETTLED_SHARE 0.1 /* of the peak second */
+
+/* When a per-second series settled: the end of the last second above 10%
+ * of the peak second, or -1 if the series was still above it in the last
+ * second (still moving at the end), or 0 if it never rose. */
+static double settled_s(const struct sim *s, enum ts_counter c)
+{
+	const struct timeseries *ts = s->ts;
+	double peak = 0;
+	int last = -1;
+	for (int i = 0; i < ts->n; i++)
+		peak = ts->count[c][i] > peak ? ts->count[c][i] : peak;
+	for (int i = 0; i < ts->n; i++)
+		if (peak > 0 && ts->count[c][i] > SETTLED_SHARE * peak)
+			last = i;
+	if (last < 0)
+		return 0;
+	return last == ts->n - 1 ? -1 : last + 1;
+}
+
+/* The share of hint faults that were local over the last tenth of the run
+ * (at least its last second); -1 without hint faults then. */
+static double final_local_share(const struct sim *s)
+{
+	const struct timeseries *ts = s->ts;
+	int from = ts->n - (ts->n + 9) / 10;
+	double all = 0, local = 0;
+	for (int i = from < 0 ? 0 : from; i < ts->n; i++) {
+		all += ts->count[TS_HINT_FAULTS][i];
+		local += ts->count[TS_HINT_FAULTS_LOCAL][i];
+	}
+	return all > 0 ? local / all : -1;
+}
+
+static void text_settled(const char *what, double t, FILE *out)
+{
+	if (t < 0)
+		fprintf(out, "  %-18s still above 10%% of its peak in the last second\n", what);
+	else if (t == 0)
+		fprintf(out, "  %-18s none\n", what);
+	else
+		fprintf(out, "  %-18s settled after %g s (below 10%% of its peak second since)\n", what, t);
+}
+
+static void text_convergence(const struct sim *s, FILE *out)
+{
+	if (!s->ts || !s->ts->n)
+		return;
+	fprintf(out, "\nconvergence\n");
+	text_settled("migrations", settled_s(s, TS_MIGRATIONS), out);
+	text_settled("task node moves", settled_s(s, TS_NODE_MOVES), out);
+	double f = final_local_share(s);
+	if (f >= 0)
+		fprintf(out, "  %-18s %.1f%% local over the last tenth of the run\n", "hint faults", 100 * f);
+}
+
+static json_t *json_convergence(const struct sim *s)
+{
+	json_t *o = json_object();
+	double m = settled_s(s, TS_MIGRATIONS), t = settled_s(s, TS_NODE_MOVES), f = final_local_share(s);
+	json_object_set_new(o, "migrations_settled_s", m >= 0 ? json_real(m) : json_null());
+	json_object_set_new(o, "task_node_moves_settled_s", t >= 0 ? json_real(t) : json_null());
+	json_object_set_new(o, "final_local_fault_share", f >= 0 ? json_real(f) : json_null());
+	return o;
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -200,6 +270,7 @@ void report_text(const struct sim *s, const struct scenario *sc, FILE *out)
 	text_counters(s, out);
 	text_instrumentation(s, out);
 	text_sched(s, out);
+	text_convergence(s, out);
 	text_costs(s, out);
 }
 
@@ -317,6 +388,9 @@ static json_t *json_tasks(const struct sim *s)
 		json_object_set_new(t, "numa_swaps", jint(p->nr_numa_swaps));
 		json_object_set_new(t, "numa_scan_period_ms", jint(p->numa_scan_period));
 		json_object_set_new(t, "preferred_nid", json_integer(p->numa_preferred_nid));
+		json_object_set_new(t, "ops", jreal(p->ops));
+		if (s->w.p.work_mops > 0 && !p->syscall_caller)
+			json_object_set_new(t, "finished_s", p->done ? jreal((double)p->finish_ns / 1e9) : json_null());
 		json_array_append_new(a, t);
 	}
 	return a;
@@ -343,6 +417,8 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(irq, "tlb_shootdowns", jint(tlb_interrupts(s)));
 	json_object_set_new(o, "interrupts", irq);
 	json_object_set_new(o, "stats", json_stats(s));
+	if (s->ts && s->ts->n)
+		json_object_set_new(o, "convergence", json_convergence(s));
 	json_t *nodes = json_array();
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		json_array_append_new(nodes, jreal(s->node_run_ns[n] / 1e9));

@@ -461,15 +461,17 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 	if (user < 0)
 		user = 0;
 	double op = task_op_ns(s, t), local = task_op_ns_local(s);
-	if (t->syscall_caller)
-		user = 0; /* its time is the calls' */
+	if (t->syscall_caller || t->done)
+		user = 0; /* its time is the calls'; or it is exiting, its work done */
 	t->ops += user / op;
 	double target = s->w.p.work_mops * 1e6;
 	if (target > 0 && !t->done && t->ops >= target) {
-		/* its last operation ended inside this stretch: interpolate */
+		/* its last operation ended inside this stretch: interpolate, and
+		 * count no operation past the last (the thread exits there) */
 		double back = (t->ops - target) * op * (user > 0 ? span / user : 0);
 		t->done = true;
 		t->finish_ns = now - (uint64_t)(back < span ? back : span);
+		t->ops = target;
 	}
 	/* the share of the interval not taken by interrupt handlers: the
 	 * thread touches no memory while they run */

@@ -408,16 +408,21 @@ static void exit_task(struct sim *s, struct task_struct *p, uint64_t now)
 
 bool sched_exit_done(struct sim *s, uint64_t now)
 {
+	int working = 0; /* workers not yet exited (a migration caller does not count) */
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
-		if (!p->done || p->state == TASK_DEAD)
+		if (p->syscall_caller || p->state == TASK_DEAD)
+			continue;
+		working++;
+		if (!p->done)
 			continue;
 		if (p->state == TASK_ON_CPU && task_busy_end(s, p, now))
 			continue; /* in a kernel path: at its return (or the next accounting) */
 		sim_enter_cpu(s, p->cpu, now);
 		exit_task(s, p, now);
+		working--;
 	}
-	return s->sched->nr_alive == 0;
+	return working == 0;
 }
 
 bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
