@@ -167,7 +167,7 @@ static bool figure_shown(const struct ab *ab, enum ab_figure f)
 		return false;
 	if (f == FIG_ELAPSED || f == FIG_ELAPSED_OFF)
 		return any_fixed_work(ab);
-	if (f == FIG_CALL_MS)
+	if (f == FIG_CALL_RATE)
 		return any_calls(ab);
 	return true;
 }
@@ -282,7 +282,7 @@ static void print_breakdown(struct ab *ab)
 
 /* ---- kernel against kernel -------------------------------------------- */
 
-enum versus { VS_THROUGHPUT, VS_ELAPSED, VS_TLB_IRQS, VS_CALL_MS, NR_VERSUS };
+enum versus { VS_THROUGHPUT, VS_ELAPSED, VS_TLB_IRQS, VS_CALL_RATE, NR_VERSUS };
 
 static const struct {
 	const char *key, *label;
@@ -291,14 +291,14 @@ static const struct {
 	[VS_THROUGHPUT] = { "throughput_change", "throughput", true },
 	[VS_ELAPSED] = { "elapsed_change", "elapsed time", true },
 	[VS_TLB_IRQS] = { "tlb_irqs_ratio", "TLB interrupts (ratio)", false },
-	[VS_CALL_MS] = { "call_ms_ratio", "migration call time (ratio)", false },
+	[VS_CALL_RATE] = { "call_rate_ratio", "migration calls' pages per s (ratio)", false },
 };
 
 static bool versus_shown(const struct ab *ab, enum versus v)
 {
 	if (v == VS_ELAPSED)
 		return any_fixed_work(ab);
-	if (v == VS_CALL_MS)
+	if (v == VS_CALL_RATE)
 		return any_calls(ab);
 	return true;
 }
@@ -315,10 +315,9 @@ static double versus_value(struct ab *ab, enum versus v, int k, int p)
 		return a->sim_s > 0 ? b->sim_s / a->sim_s - 1 : 0;
 	case VS_TLB_IRQS:
 		return a->tlb_irqs ? (double)b->tlb_irqs / (double)a->tlb_irqs : 0;
-	case VS_CALL_MS:
-		return a->call_ms > 0 ? (b->call_ms / (b->nr_calls ? b->nr_calls : 1)) /
-						(a->call_ms / a->nr_calls)
-				      : 0;
+	case VS_CALL_RATE:
+		return a->call_pages > 0 && b->call_s > 0 ? (b->call_pages / b->call_s) / (a->call_pages / a->call_s)
+							  : 0;
 	default:
 		return 0;
 	}

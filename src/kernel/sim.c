@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
 
 int nr_cpu_words = CPUMASK_WORDS;
@@ -337,6 +338,12 @@ int sim_run(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
 		s->w.total_ops += p->ops;
+		if (p->call && p->act != ACT_USER && s->nr_calls < s->max_calls) /* a call in flight */
+			s->calls[s->nr_calls++] = (struct call_record){
+				.start_ns = p->call->started, .end_ns = s->end_ns, .from = p->call->from,
+				.to = p->call->to, .moved = p->call->moved, .failed = p->call->failed,
+				.unfinished = true,
+			};
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
 			double ns = (double)(s->end_ns - p->exec_start);
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;

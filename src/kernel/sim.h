@@ -80,6 +80,7 @@ struct call_record {
 	uint64_t start_ns, end_ns;
 	int from, to;
 	unsigned long moved, failed;      /* pages */
+	bool unfinished;                  /* still running when the run ended */
 };
 
 struct sim {

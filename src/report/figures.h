@@ -9,7 +9,8 @@
  *   a flushed TLB run in user mode, on behalf of user instructions, and are
  *   reported apart (user refill cycles per hinting PTE).
  * - TLB interrupts per migrated page: /proc/interrupts TLB total over
- *   numa_pages_migrated.
+ *   pgmigrate_success (numa_pages_migrated when only balancing migrates;
+ *   the migration calls' pages too).
  * - throughput: operations over the time run (a fixed-work run ends when
  *   its last thread finishes, so its throughput is work over elapsed time
  *   and its loss is 1 - elapsed(off) / elapsed(on)).
@@ -36,8 +37,9 @@ struct run_result {
 	double cost_ns[NR_COST_CAUSES];
 	double ops;
 	double remote_ns;
-	int nr_calls;             /* migration system calls made */
-	double call_ms;           /* their elapsed time, summed */
+	int nr_calls;             /* migration system calls made (one may be unfinished) */
+	double call_s;            /* their time, summed */
+	double call_pages;        /* pages they moved */
 };
 
 void run_result_from_sim(const struct sim *s, struct run_result *r);
@@ -51,7 +53,7 @@ enum ab_figure {
 	FIG_THROUGHPUT,
 	FIG_TLB_IRQS,
 	FIG_PAGES_MIGRATED,
-	FIG_CALL_MS,
+	FIG_CALL_RATE,
 	FIG_REFILL_CYCLES,
 	FIG_SCANNER_FLUSHES_55S,
 	FIG_CPR_SHARE,

@@ -244,14 +244,15 @@ static void text_sched(const struct sim *s, FILE *out)
 		"pages moved", "failed");
 	for (int i = 0; i < s->nr_calls; i++) {
 		const struct call_record *c = &s->calls[i];
-		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu\n", (double)c->start_ns / 1e9, c->from,
-			c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed);
+		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu%s\n", (double)c->start_ns / 1e9, c->from,
+			c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed,
+			c->unfinished ? "  (unfinished at the end)" : "");
 	}
 }
 
 static void text_costs(const struct sim *s, FILE *out)
 {
-	double cpu_ns = (double)s->m.nr_cpus * (double)s->duration_ns, sum = 0;
+	double cpu_ns = (double)s->m.nr_cpus * sim_seconds(s) * 1e9, sum = 0;
 	fprintf(out, "\nthroughput: %.0f ops/s\n", throughput(s));
 	fprintf(out, "\ncost breakdown\n  %-24s %16s %14s\n", "cause", "CPU-seconds", "% of CPU time");
 	for (int i = 0; i < NR_COST_CAUSES; i++) {
@@ -435,6 +436,7 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 			json_object_set_new(r, "elapsed_ms", jreal((double)(c->end_ns - c->start_ns) / 1e6));
 			json_object_set_new(r, "pages_moved", jint(c->moved));
 			json_object_set_new(r, "pages_failed", jint(c->failed));
+			json_object_set_new(r, "finished", json_boolean(!c->unfinished));
 			json_array_append_new(a, r);
 		}
 		json_object_set_new(o, "migrate_calls", a);

@@ -940,7 +940,7 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 			return vfail(sc, K_MAT, err, errlen, "%g s is not within the run (%g s)",
 				     w->migrate_at_s, sc->duration_s);
 	}
-	if (w->eat_gib > 0 && (w->eat_node < 0 || w->eat_node >= sc->m.nr_nodes))
+	if ((w->eat_gib > 0 || w->eat_node >= 0) && (w->eat_node < 0 || w->eat_node >= sc->m.nr_nodes))
 		return vfail(sc, K_EAT_NODE, err, errlen, "eat_gib needs eat_node, a node of the "
 			     "machine (0 to %d)", sc->m.nr_nodes - 1);
 	return 0;
