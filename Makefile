@@ -2,7 +2,11 @@
 #
 #   make                  build build/release/numasim (+ ./numasim symlink)
 #   make test             build and run unit + end-to-end tests
-#   make BUILD=asan test  same, with AddressSanitizer + UBSan
+#   make BUILD=asan test  same, with AddressSanitizer + UBSan (every UBSan check,
+#                         also the ones -fsanitize=undefined leaves out)
+#   make BUILD=debug test same, with CONFIG_DEBUG_VM: VM_BUG_ON and friends
+#                         (src/include/linux/mmdebug.h) and the full-state
+#                         checker (src/mm/debug.c) on in every run
 #   make bench            run bench/run.sh if present
 #   make clean            remove build/ and ./numasim
 
@@ -17,11 +21,20 @@ ifeq ($(BUILD),release)
   SANFLAGS :=
   RUN_ENV  :=
 else ifeq ($(BUILD),asan)
-  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  # -fsanitize=undefined leaves out float-cast-overflow, float-divide-by-zero
+  # and bounds-strict (gcc's SANITIZE_UNDEFINED_NONDEFAULT): add them.
+  SANFLAGS := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero,bounds-strict \
+              -fno-omit-frame-pointer -fno-sanitize-recover=all
   OPTFLAGS := -O1 -g
   RUN_ENV  := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else ifeq ($(BUILD),debug)
+  # CONFIG_DEBUG_VM: the invariant checks run in every run (see docs/model.md,
+  # "Invariants").
+  OPTFLAGS := -O1 -g -DCONFIG_DEBUG_VM
+  SANFLAGS :=
+  RUN_ENV  :=
 else
-  $(error unknown BUILD '$(BUILD)' (use BUILD=release or BUILD=asan))
+  $(error unknown BUILD '$(BUILD)' (use BUILD=release, BUILD=asan or BUILD=debug))
 endif
 
 PKG_CFLAGS    := $(shell pkg-config --cflags inih jansson 2>/dev/null)

@@ -183,7 +183,9 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	struct folio_store *fs = vma->store;
 	struct mm_struct *mm = vma->vm_mm;
 	int first_task = mm->id * p->threads;
-	uint64_t hot_cut = (uint64_t)(p->hot_fraction * 18446744073709551615.0);
+	/* hot: the page's hash is below hot_fraction of 2^64; a fraction of 1
+	 * (2^64 is no uint64_t) makes every page hot */
+	uint64_t hot_cut = p->hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(p->hot_fraction * 0x1p64);
 	uint64_t npages = vma_pages(vma);
 
 	/* one 2 MiB table at a time: owner and first-touch node are per table */
@@ -218,9 +220,10 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		}
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
-			bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+			bool hot = hot_cut && (hot_cut == UINT64_MAX ||
+					       rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
 							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-							    ((uint64_t)private << 39))) < hot_cut;
+							    ((uint64_t)private << 39))) < hot_cut);
 			if (first_mapping) {
 				int nid = alloc_node(s, want, 1);
 				if (nid < 0)
@@ -622,7 +625,8 @@ static void group_rearm(struct sim *s, int g, uint64_t base)
 	struct rng r = group_rng(s, g);
 	double dt = rng_exp(&r, 1.0 / total);
 	w->touch_ctr[g] = r.ctr;
-	uint64_t when = base + (uint64_t)dt + 1;
+	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
+	uint64_t when = dt < (double)s->duration_ns ? base + (uint64_t)dt + 1 : s->duration_ns + 1;
 	if (when > s->duration_ns + 1)
 		when = s->duration_ns + 1;
 	timerq_set(&s->q, touch_timer_id(s, g), when);
