@@ -70,6 +70,11 @@ struct key_def {
 	bool min_open;       /* min itself is not allowed */
 };
 
+/* A store page is mapped at most once per process: the page mapcount must
+ * hold one mapping per process (linux/mm_types.h). */
+#define MAX_PROCESSES 4096
+_Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount is too narrow");
+
 #define OFF(field) offsetof(struct scenario, field)
 #define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false }
 #define COST_DEF(f) \
@@ -111,7 +116,7 @@ static const struct key_def keys[NR_KEYS] = {
 			  OFF(t.scan_size_mb), 1, 1 << 24, false },
 	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
 			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false },
-	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, 4096, false },
+	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, MAX_PROCESSES, false },
 	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false },
 	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true },
 	FRACTION(PRIVATE_FRACTION, private_fraction),

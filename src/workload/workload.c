@@ -343,7 +343,7 @@ void workload_free(struct sim *s)
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 {
 	uint64_t i0 = (uint64_t)(t - vma->tables) * PAGES_PER_PMD, i1 = i0 + PAGES_PER_PMD;
-	struct page_state init = { LAST_CPUPID_UNSET, t->home_nid, 0, 1, 0 };
+	struct page_state init = { .last_cpupid = LAST_CPUPID_UNSET, .nid = t->home_nid, .mapcount = 1 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
 	for (uint64_t i = i0; i < i1; i++)
