@@ -82,12 +82,14 @@ static int alloc_node(struct sim *s, int want, unsigned long nr)
 	return -1;
 }
 
-static struct folio_store *new_store(struct sim *s, uint64_t pages)
+/* A store of @pages mapped by @mappers VMAs (its rmap's size). */
+static struct folio_store *new_store(struct sim *s, uint64_t pages, size_t mappers)
 {
 	struct folio_store *fs = &s->stores[s->nr_stores++];
 	fs->nr_pages = pages;
 	fs->pg = big_zalloc(pages * sizeof(*fs->pg));
-	fs->mappers = calloc((size_t)s->w.p.processes, sizeof(*fs->mappers));
+	fs->mappers = calloc(mappers, sizeof(*fs->mappers));
+	fs->max_mappers = mappers;
 	fs->anon = true;
 	if (!fs->pg || !fs->mappers)
 		return NULL;
@@ -138,6 +140,12 @@ static void compute_layout(const struct sim *s, struct layout *l)
 	l->private_pages = l->slice_pages * (uint64_t)p->threads;
 	l->shared_pages = round_pmd(total - (priv < total ? priv : total));
 	l->vma_pages = p->vma_mib ? round_pmd((uint64_t)p->vma_mib << (20 - PAGE_SHIFT)) : 0;
+}
+
+/* The number of VMAs map_region() splits a region of @pages into. */
+static size_t region_vmas(uint64_t pages, uint64_t vma_pages)
+{
+	return vma_pages ? (size_t)((pages + vma_pages - 1) / vma_pages) : 1;
 }
 
 /* Map a region of @pages of @fs into @mm as VMAs of at most vma_pages. */
@@ -263,7 +271,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			goto oom;
 		if (l.shared_pages && !(p->spread_shared && !p->map_shared)) {
 			bool first = !(p->map_shared && shared_fs);
-			if (first && !(shared_fs = new_store(s, l.shared_pages)))
+			size_t users = p->map_shared ? (size_t)p->processes : 1;
+			if (first && !(shared_fs = new_store(s, l.shared_pages,
+							     users * region_vmas(l.shared_pages, l.vma_pages))))
 				goto oom;
 			int v0 = mm->nr_vmas;
 			if (map_region(s, mm, &addr, shared_fs, l.shared_pages, p->map_shared, 0, l.vma_pages))
@@ -275,7 +285,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 				shared_fs = NULL;
 		}
 		if (p->spread_shared && !p->map_shared) {
-			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages);
+			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages,
+							   region_vmas(l.shared_pages + l.private_pages,
+								       l.vma_pages));
 			if (!fs)
 				goto oom;
 			int v0 = mm->nr_vmas;
@@ -286,7 +298,8 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 				if (populate_vma(s, &mm->vmas[v], &l, true))
 					goto nomem;
 		} else if (l.private_pages) {
-			struct folio_store *fs = new_store(s, l.private_pages);
+			struct folio_store *fs = new_store(s, l.private_pages,
+							   region_vmas(l.private_pages, l.vma_pages));
 			if (!fs)
 				goto oom;
 			int v0 = mm->nr_vmas;
@@ -476,8 +489,8 @@ void workload_account(struct sim *s, uint64_t now)
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int from,
 			 int to, unsigned long nr)
 {
-	if (vma != vma->store->mappers[0])
-		return; /* count each physical page once */
+	if (vma->vm_mm != vma->store->mappers[0]->vm_mm)
+		return; /* count each physical page once: in the first mapping mm */
 	struct pte_table *t = pte_table_of(vma, addr);
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);

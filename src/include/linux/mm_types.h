@@ -11,6 +11,7 @@
 #define NUMASIM_MM_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "linux/cpumask.h"
@@ -85,6 +86,7 @@ struct folio_store {
 	bool anon;
 	struct vm_area_struct **mappers; /* the VMAs mapping this store (rmap) */
 	int nr_mappers;
+	size_t max_mappers;              /* room in mappers[] */
 };
 
 /* A folio is named by its store and head index. */
