@@ -64,6 +64,9 @@ static const char run_usage[] =
 	"  --trace-max-mb N    refuse to write a trace over N MiB, text + JSON\n"
 	"                      (default 2048; the buffer holds N MiB / 128 events, at\n"
 	"                      most 20 million)\n"
+	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
+	"                      seconds and at the end, as a debug build always does\n"
+	"                      (docs/model.md, \"Invariants\"); a violation stops the run\n"
 	"  -q, --quiet         no progress line\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -129,13 +132,14 @@ struct run_args {
 	const char *scenario;
 	const char *json;
 	bool quiet;
+	bool check;
 	struct override *ov;
 	int nr_ov;
 	struct trace_opts trace;
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB };
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -156,6 +160,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "trace-window", required_argument, NULL, OPT_TRACE_WINDOW },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
 		{ "trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -166,6 +171,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		switch (c) {
 		case 'h': fputs(run_usage, stdout); exit(0);
 		case 'q': a->quiet = true; break;
+		case OPT_CHECK: a->check = true; break;
 		case OPT_JSON: a->json = optarg; break;
 		case OPT_KERNEL: add_override(a, "--kernel", "kernel.name", optarg); break;
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
@@ -230,6 +236,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
 		fprintf(stderr, "numasim: %s\n", err);
+		sim_free(s);
 		return 1;
 	}
 	sim_run(s);
@@ -268,6 +275,7 @@ static int cmd_run(int argc, char **argv)
 	if (rc == 0) {
 		s->progress = isatty(STDERR_FILENO) && !a.quiet;
 		s->progress_out = stderr;
+		s->debug.on = a.check;
 		rc = execute(s, sc, a.json, &a.trace);
 		fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
 	}

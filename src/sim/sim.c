@@ -236,7 +236,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (setup_tasks(s))
 		goto oom;
 	if (workload_build(s, err, errlen))
-		return -1;
+		goto fail;
 	s->table_vma = malloc(sizeof(*s->table_vma) * (s->nr_tables ? s->nr_tables : 1));
 	if (!s->table_vma)
 		goto oom;
@@ -256,6 +256,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
+fail:
+	sim_free(s);
 	return -1;
 }
 
@@ -263,6 +265,9 @@ void sim_free(struct sim *s)
 {
 	if (s->mms)
 		workload_free(s);
+	s->mms = NULL;
+	s->stores = NULL;
+	s->nr_mms = s->nr_stores = 0;
 	for (int i = 0; s->tasks && i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
@@ -274,6 +279,11 @@ void sim_free(struct sim *s)
 	free(s->cpus);
 	free(s->node_free_pages);
 	free(s->table_vma);
+	s->tasks = NULL;
+	s->cpus = NULL;
+	s->node_free_pages = NULL;
+	s->table_vma = NULL;
+	s->nr_tasks = 0;
 	timerq_free(&s->q);
 	timeseries_free(s->ts);
 	trace_free(s->trace);
@@ -436,10 +446,12 @@ int sim_run(struct sim *s)
 	}
 	timerq_set(&s->q, s->timer_account, ACCOUNT_NS);
 	timerq_set(&s->q, s->timer_end, s->duration_ns);
+	if (mm_debug_enabled(s, &s->debug))
+		mm_debug_start(s);
 
 	double started = wall_seconds(), last = started;
 	uint64_t now = 0;
-	while (!timerq_empty(&s->q)) {
+	while (!timerq_empty(&s->q) && !s->stop) {
 		uint32_t id = timerq_pop(&s->q, &now);
 		s->st.events++;
 		if (id == s->timer_end)
@@ -448,6 +460,8 @@ int sim_run(struct sim *s)
 			workload_account(s, now);
 			timeseries_tick(s, now);
 			timerq_set(&s->q, id, now + ACCOUNT_NS);
+			if (mm_debug_enabled(s, &s->debug))
+				mm_debug_tick(s, now);
 			if (s->progress)
 				progress(s, now, started, &last);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
@@ -461,6 +475,8 @@ int sim_run(struct sim *s)
 			}
 		}
 	}
+	if (mm_debug_enabled(s, &s->debug) && !s->stop)
+		mm_debug_final(s);
 	workload_account(s, s->duration_ns);
 	timeseries_tick(s, s->duration_ns);
 	for (int i = 0; i < s->nr_tasks; i++)

@@ -12,6 +12,7 @@
 
 #include "kernel/variants.h"
 #include "linux/mm_types.h"
+#include "linux/mmdebug.h"
 #include "linux/sched.h"
 #include "linux/vm_event.h"
 #include "machine/machine.h"
@@ -118,6 +119,8 @@ struct sim {
 	struct trace_buf *trace;          /* NULL: not tracing */
 	int flush_origin;                 /* enum flush_origin of the flush being made */
 	struct timeseries *ts;            /* per-second series, always kept */
+	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
+	bool stop;                        /* end the run at the next event (trace over its limit) */
 };
 
 /* Per simulated second: what the plots draw. */
@@ -228,9 +231,11 @@ static inline void sim_enter(struct sim *s, struct task_struct *p, uint64_t t0)
 }
 
 
+/* Build the world; on failure (-1, message in @err) whatever was built is
+ * freed and @s can be sim_free()d again or dropped. */
 int sim_init(struct sim *s, char *err, size_t errlen);
 void sim_free(struct sim *s);
-/* Run until duration_ns; returns 0. */
+/* Run until duration_ns, or until something sets s->stop; returns 0. */
 int sim_run(struct sim *s);
 
 /* Helpers shared by kernel paths and the workload */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "linux/mm.h"
+#include "linux/mmdebug.h"
 #include "sim/bigalloc.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
@@ -115,6 +116,7 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
 	vma->first_table_id = s->nr_tables;
 	s->nr_tables += vma->nr_tables;
+	VM_BUG_ON((size_t)fs->nr_mappers >= fs->max_mappers);
 	fs->mappers[fs->nr_mappers++] = vma;
 	if (!vma->ptes || !vma->tables)
 		return NULL;
@@ -240,6 +242,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 				class_nodes(&s->w, cls, hot)[nid]++;
 			}
+			VM_BUG_ON(fs->pg[idx].mapcount == PAGE_MAPCOUNT_MAX);
 			fs->pg[idx].mapcount++;
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
 		}

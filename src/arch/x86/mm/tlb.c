@@ -8,6 +8,7 @@
  * (issue 5).  A CPU's TLB state is its loaded mm and the tlb_gen it is up to
  * date with; a flush is a state change plus the time it costs. */
 #include "asm/tlbflush.h"
+#include "linux/mmdebug.h"
 #include "sim/sim.h"
 
 struct flush_tlb_info {
@@ -80,6 +81,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
+	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
 	if (c->loaded_gen == mm_gen)
 		goto out;
 
