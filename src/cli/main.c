@@ -67,7 +67,7 @@ static const char run_usage[] =
 	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
 	"                      seconds and at the end, as a debug build always does\n"
 	"                      (docs/model.md, \"Invariants\"); a violation stops the run\n"
-	"  -q, --quiet         no progress line\n"
+	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 done, 2 bad input (nothing written) or a trace over the size\n"
@@ -277,7 +277,8 @@ static int cmd_run(int argc, char **argv)
 		s->progress_out = stderr;
 		s->debug.on = a.check;
 		rc = execute(s, sc, a.json, &a.trace);
-		fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
+		if (!a.quiet)
+			fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
 	}
 	free(a.ov);
 	free(sc);
