@@ -6,7 +6,7 @@
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev)
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev jq)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
 

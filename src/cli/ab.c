@@ -336,7 +336,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		if (!bad)
 			bad = scenario_validate(sc, err, sizeof(err));
 		if (!bad && ab->json)
-			bad = check_json_path(ab->json, err, sizeof(err));
+			bad = outfile_check("--json", ab->json, err, sizeof(err));
 		if (bad) {
 			fprintf(stderr, "%s\n", err);
 			rc = EXIT_INPUT;
@@ -371,7 +371,7 @@ int cmd_ab(int argc, char **argv)
 			if (ab->json) {
 				char err[1024];
 				json_t *j = ab_json(ab);
-				if (report_write_json(j, ab->json, err, sizeof(err))) {
+				if (!j || report_write_json(j, "--json", ab->json, err, sizeof(err))) {
 					fprintf(stderr, "numasim ab: %s\n", err);
 					rc = 1;
 				}

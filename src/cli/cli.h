@@ -11,8 +11,6 @@
 
 /* A built-in scenario's name, or an INI file's path. */
 int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen);
-/* Fail early if --json FILE cannot be written. */
-int check_json_path(const char *path, char *err, size_t errlen);
 
 extern const char ab_usage[];
 int cmd_ab(int argc, char **argv);

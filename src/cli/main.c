@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "kernel/variants.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "sim/sim.h"
@@ -206,6 +207,42 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 	return 0;
 }
 
+/* Two outputs, or an output and the scenario file, must not be one file:
+ * '--json t.json --trace t' once wrote the trace over the report. */
+static int check_collisions(const struct run_args *a, const struct scenario *sc, char *err,
+			    size_t errlen)
+{
+	char tj[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8];
+	const char *name[4], *path[4];
+	int n = 0;
+	if (a->json) {
+		name[n] = "--json";
+		path[n++] = a->json;
+	}
+	if (a->trace.path) {
+		snprintf(tj, sizeof(tj), "%s.json", a->trace.base);
+		snprintf(tt, sizeof(tt), "%s.txt", a->trace.base);
+		name[n] = "--trace";
+		path[n++] = tj;
+		name[n] = "--trace";
+		path[n++] = tt;
+	}
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++)
+			if (outfile_same(path[i], path[j])) {
+				snprintf(err, errlen, "%s %s and %s %s name the same file: give them "
+					 "different names", name[j], path[j], name[i], path[i]);
+				return -1;
+			}
+		if (strncmp(sc->source, "builtin:", 8) && outfile_same(path[i], sc->source)) {
+			snprintf(err, errlen, "%s %s is the scenario file being run: give the output "
+				 "another name", name[i], path[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Read the scenario and the options into @sc and @s.  0 or -1 with @err. */
 static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char *err,
 		   size_t errlen)
@@ -214,9 +251,11 @@ static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char 
 		return -1;
 	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
 		return -1;
-	if (a->json && check_json_path(a->json, err, errlen))
+	if (a->json && outfile_check("--json", a->json, err, errlen))
 		return -1;
-	return trace_opts_check(&a->trace, s->duration_ns, err, errlen);
+	if (trace_opts_check(&a->trace, s->duration_ns, err, errlen))
+		return -1;
+	return check_collisions(a, sc, err, errlen);
 }
 
 static double now_s(void)
@@ -226,13 +265,15 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run @s, print the report, write the JSON and the trace.  Returns the exit
- * status. */
+/* Run @s; if its trace fits, print the report and write the JSON and the
+ * trace, all committed together.  Returns the exit status. */
 static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		   const struct trace_opts *trace)
 {
-	char err[1024];
-	int rc = 0;
+	char err[9000];
+	int rc = 0, nr = 0;
+	struct outfile out[3];
+	struct trace_output *tr = NULL;
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
 		fprintf(stderr, "numasim: %s\n", err);
@@ -240,6 +281,11 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		return 1;
 	}
 	sim_run(s);
+	rc = trace_finish_run(s, trace, sc->name, stderr, &tr);
+	if (rc) {
+		sim_free(s);
+		return rc; /* over the trace's limit: nothing written */
+	}
 	report_text(s, sc, stdout);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "numasim: cannot write the report to stdout\n");
@@ -247,15 +293,32 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	}
 	if (json) {
 		json_t *j = report_json(s, sc);
-		if (!j || report_write_json(j, json, err, sizeof(err))) {
+		if (!j || report_open_json(j, "--json", json, &out[nr], err, sizeof(err))) {
 			fprintf(stderr, "numasim: %s\n", j ? err : "cannot build the JSON report");
 			rc = 1;
+		} else {
+			nr++;
 		}
 		json_decref(j);
 	}
-	int trc = trace_write_run(s, trace, sc->name, stderr);
-	if (trc && !rc)
-		rc = trc;
+	if (tr && !rc) {
+		if (trace_output_write(tr, &out[nr], err, sizeof(err))) {
+			fprintf(stderr, "numasim: %s\n", err);
+			rc = 1;
+		} else {
+			nr += 2;
+		}
+	}
+	if (rc) {
+		for (int i = 0; i < nr; i++)
+			outfile_discard(&out[i]);
+	} else if (nr && outfile_commit_group(out, nr, err, sizeof(err))) {
+		fprintf(stderr, "numasim: %s\n", err);
+		rc = 1;
+	} else if (tr) {
+		trace_output_report(tr, stderr);
+	}
+	trace_output_free(tr);
 	sim_free(s);
 	return rc;
 }

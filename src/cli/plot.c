@@ -7,9 +7,9 @@
  * the mean over the pairs and the error bar their min-max.
  *
  * gnuplot runs as a child (popen) and reads the script, data included as
- * datablocks, on its standard input.  It writes a temporary file next to
- * the output, renamed into place only when gnuplot succeeded, so a failed
- * plot never leaves a partial or stale-looking file. */
+ * datablocks, on its standard input.  It writes the output's temporary
+ * (lib/outfile.h), renamed into place only when gnuplot succeeded, so a
+ * failed plot never leaves a partial or stale-looking file. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/outfile.h"
 #include "report/mmstat.h"
 
 #define EXIT_NO_GNUPLOT 3
@@ -511,26 +512,20 @@ static char *sh_quote(const char *s)
 
 static int run_gnuplot(const struct plot *p, const char *gnuplot)
 {
-	char dir[4096], tmp[4200];
-	const char *slash = strrchr(p->out, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == p->out ? 1 : (int)(slash - p->out), p->out);
-	snprintf(tmp, sizeof(tmp), "%s/.numasim-plot.XXXXXX", dir);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "numasim plot: %s: cannot create a file there: %s\n", dir, strerror(errno));
+	char err[9000];
+	struct outfile out;
+	if (outfile_open(&out, "-o", p->out, err, sizeof(err))) {
+		fprintf(stderr, "numasim plot: %s\n", err);
 		return EXIT_INPUT;
 	}
-	close(fd);
+	outfile_release(&out); /* gnuplot writes the temporary */
 
 	char *q = sh_quote(gnuplot);
 	size_t len = q ? strlen(q) + 16 : 0;
 	char *cmd = q ? malloc(len) : NULL;
 	if (!cmd) {
 		free(q);
-		unlink(tmp);
+		outfile_discard(&out);
 		fprintf(stderr, "numasim plot: out of memory\n");
 		return 1;
 	}
@@ -543,11 +538,11 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	free(cmd);
 	if (!f) {
 		signal(SIGPIPE, old);
-		unlink(tmp);
+		outfile_discard(&out);
 		fprintf(stderr, "numasim plot: cannot run gnuplot: %s\n", strerror(errno));
 		return 1;
 	}
-	write_script(f, p, tmp);
+	write_script(f, p, out.tmp);
 	int status = pclose(f);
 	signal(SIGPIPE, old);
 
@@ -561,15 +556,15 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	} else if (WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "numasim plot: gnuplot failed (exit status %d)\n", WEXITSTATUS(status));
 		rc = 1;
-	} else if (stat(tmp, &st) || st.st_size == 0) {
+	} else if (lstat(out.tmp, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "numasim plot: gnuplot wrote nothing\n");
 		rc = 1;
-	} else if (chmod(tmp, 0644) || rename(tmp, p->out)) {
-		fprintf(stderr, "numasim plot: %s: %s\n", p->out, strerror(errno));
+	} else if (outfile_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "numasim plot: %s\n", err);
 		rc = 1;
 	}
 	if (rc)
-		unlink(tmp);
+		outfile_discard(&out);
 	return rc;
 }
 
@@ -577,25 +572,14 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 
 static int check_output(const struct plot *p)
 {
-	struct stat st;
-	if (!stat(p->out, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "numasim plot: -o %s: is a directory\n", p->out);
+	char err[9000];
+	if (outfile_check("-o", p->out, err, sizeof(err))) {
+		fprintf(stderr, "numasim plot: %s\n", err);
 		return -1;
 	}
 	if (!ends_with(p->out, ".svg") && !ends_with(p->out, ".png")) {
 		fprintf(stderr, "numasim plot: -o %s: unknown image type (use FILE.svg or FILE.png)\n",
 			p->out);
-		return -1;
-	}
-	char dir[4096];
-	const char *slash = strrchr(p->out, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == p->out ? 1 : (int)(slash - p->out), p->out);
-	if (access(dir, W_OK) != 0) {
-		fprintf(stderr, "numasim plot: -o %s: cannot write in its directory: %s\n", p->out,
-			strerror(errno));
 		return -1;
 	}
 	return 0;

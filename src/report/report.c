@@ -264,39 +264,28 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	return o;
 }
 
-static int write_all(const char *path, const char *text)
+int report_write_json(json_t *j, const char *what, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	struct outfile o;
+	if (report_open_json(j, what, path, &o, err, errlen))
 		return -1;
-	int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
-	int e = errno;
-	if (fclose(f) != 0 || bad) {
-		if (bad)
-			errno = e;
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&o, err, errlen);
 }
 
-int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
+int report_open_json(json_t *j, const char *what, const char *path, struct outfile *o, char *err,
+		     size_t errlen)
 {
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	size_t n = strlen(path) + sizeof(".tmp");
-	char *tmp = malloc(n);
-	int rc = 0;
-	if (!text || !tmp) {
-		snprintf(err, errlen, "%s: cannot build the JSON report (out of memory?)", path);
+	if (!text) {
+		snprintf(err, errlen, "%s: %s: cannot build the JSON report (out of memory?)", what, path);
+		return -1;
+	}
+	int rc = outfile_open(o, what, path, err, errlen);
+	if (!rc && (fputs(text, o->f) == EOF || fputc('\n', o->f) == EOF)) {
+		snprintf(err, errlen, "%s: cannot write %s: %s", what, path, strerror(errno));
+		outfile_discard(o);
 		rc = -1;
-	} else {
-		snprintf(tmp, n, "%s.tmp", path);
-		if (write_all(tmp, text) || rename(tmp, path)) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			unlink(tmp);
-			rc = -1;
-		}
 	}
 	free(text);
-	free(tmp);
 	return rc;
 }
