@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kernel/variants.h"
+#include "lib/strnum.h"
 #include "report/figures.h"
 #include "report/report.h"
 
@@ -104,7 +106,7 @@ static int run_all(struct ab *ab)
 		pthread_join(tid[i], NULL);
 	for (int i = 0; i < ab->nr_jobs; i++)
 		if (ab->job[i].rc) {
-			fprintf(stderr, "numasim ab: %s\n", ab->job[i].err);
+			cli_error("numasim ab: ", ab->job[i].err);
 			return 1;
 		}
 	return 0;
@@ -223,7 +225,11 @@ static json_t *ab_json(struct ab *ab)
 {
 	json_t *root = json_object(), *res = json_object();
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
-	json_object_set_new(root, "scenario", json_string(ab->base.name));
+	json_t *scen = report_scenario_json(&ab->base, NULL), *names = json_array();
+	for (int k = 0; k < ab->nr_kernels; k++)
+		json_array_append_new(names, json_string(ab->kernels[k]));
+	json_object_set_new(json_object_get(scen, "kernel"), "name", names);
+	json_object_set_new(root, "scenario", scen);
 	json_object_set_new(root, "pairs", json_integer(ab->pairs));
 	json_object_set_new(root, "simulated_seconds", json_real(ab->base.duration_s));
 	json_object_set_new(root, "first_seed", json_integer((json_int_t)ab->seed0));
@@ -253,24 +259,49 @@ static json_t *ab_json(struct ab *ab)
 
 enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
 
+/* "A,B,...": every element non-empty. */
 static int split_kernels(struct ab *ab, const char *list)
 {
 	char buf[1024];
+	if (strlen(list) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", list);
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (ab->nr_kernels == MAX_KERNELS || strlen(t) >= sizeof(ab->kernels[0]))
+	for (char *t = buf;; t++) {
+		char *comma = strchr(t, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*t || ab->nr_kernels == MAX_KERNELS || strlen(t) >= sizeof(ab->kernels[0]))
 			return -1;
 		strcpy(ab->kernels[ab->nr_kernels++], t);
+		if (!comma)
+			break;
+		t = comma;
 	}
-	return ab->nr_kernels ? 0 : -1;
+	return 0;
+}
+
+/* The same kernel twice (by its switches, whatever the spelling) would be
+ * one key of the JSON but two columns of the table. */
+static int distinct_kernels(const struct ab *ab, char *err, size_t errlen)
+{
+	struct kernel_config k[MAX_KERNELS];
+	for (int i = 0; i < ab->nr_kernels; i++) {
+		if (kernel_config_parse(ab->kernels[i], &k[i], err, errlen))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (kernel_config_same(&k[i], &k[j])) {
+				snprintf(err, errlen, "--kernels: '%s' and '%s' are the same kernel: give "
+					 "each once", ab->kernels[j], ab->kernels[i]);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 static int parse_count(const char *what, const char *v, int lo, int hi, int *out)
 {
-	char *end;
-	long x = strtol(v, &end, 10);
-	if (*end || end == v || x < lo || x > hi) {
+	long long x;
+	if (strnum_ll(v, &x) || x < lo || x > hi) {
 		fprintf(stderr, "numasim ab: %s: '%s' is not a number in %d..%d\n", what, v, lo, hi);
 		return -1;
 	}
@@ -319,7 +350,8 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		rc = EXIT_INPUT;
 	}
 	if (!rc && split_kernels(ab, kernels)) {
-		fprintf(stderr, "numasim ab: --kernels: '%s' is not a list of 1-%d kernels\n", kernels, MAX_KERNELS);
+		fprintf(stderr, "numasim ab: --kernels: '%s' is not a comma-separated list of 1-%d kernels\n",
+			kernels, MAX_KERNELS);
 		rc = EXIT_INPUT;
 	}
 	if (!rc) {
@@ -334,11 +366,21 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		for (int k = 0; !bad && k < ab->nr_kernels; k++)
 			bad = scenario_set_option(sc, "--kernels", "kernel.name", ab->kernels[k], err, sizeof(err));
 		if (!bad)
+			bad = distinct_kernels(ab, err, sizeof(err));
+		if (!bad)
+			bad = scenario_check_host(sc, host_memory_bytes(), err, sizeof(err));
+		if (!bad) {
+			/* runs at a time: as many as the memory holds */
+			uint64_t fit = host_memory_bytes() / 10 * 8 / (scenario_model_bytes(sc) + 1);
+			if ((uint64_t)ab->jobs > fit)
+				ab->jobs = fit ? (int)fit : 1;
+		}
+		if (!bad)
 			bad = scenario_validate(sc, err, sizeof(err));
 		if (!bad && ab->json)
 			bad = outfile_check("--json", ab->json, err, sizeof(err));
 		if (bad) {
-			fprintf(stderr, "%s\n", err);
+			cli_error("", err);
 			rc = EXIT_INPUT;
 		}
 	}
@@ -372,7 +414,7 @@ int cmd_ab(int argc, char **argv)
 				char err[1024];
 				json_t *j = ab_json(ab);
 				if (!j || report_write_json(j, "--json", ab->json, err, sizeof(err))) {
-					fprintf(stderr, "numasim ab: %s\n", err);
+					cli_error("numasim ab: ", err);
 					rc = 1;
 				}
 				json_decref(j);

@@ -4,10 +4,18 @@
 #define NUMASIM_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario/scenario.h"
 
 #define EXIT_INPUT 2
+
+/* An error message on stderr, @prefix then @msg with anything a terminal
+ * would act on escaped (messages quote file contents), then a newline. */
+void cli_error(const char *prefix, const char *msg);
+
+/* This computer's physical memory (UINT64_MAX if unknown). */
+uint64_t host_memory_bytes(void);
 
 /* A built-in scenario's name, or an INI file's path. */
 int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/escape.h"
 
 /* A name is a built-in scenario unless it is an existing file or looks
  * like a path. */
@@ -17,3 +18,16 @@ int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen
 	return scenario_load_file(arg, sc, err, errlen);
 }
 
+
+void cli_error(const char *prefix, const char *msg)
+{
+	fputs(prefix, stderr);
+	fputs_escaped(msg, stderr);
+	fputc('\n', stderr);
+}
+
+uint64_t host_memory_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}

@@ -249,7 +249,8 @@ static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char 
 {
 	if (load_scenario(a->scenario, sc, err, errlen) || apply_overrides(a, sc, err, errlen))
 		return -1;
-	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
+	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen) ||
+	    scenario_check_host(sc, host_memory_bytes(), err, errlen))
 		return -1;
 	if (a->json && outfile_check("--json", a->json, err, errlen))
 		return -1;
@@ -276,7 +277,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	struct trace_output *tr = NULL;
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
-		fprintf(stderr, "numasim: %s\n", err);
+		cli_error("numasim: ", err);
 		sim_free(s);
 		return 1;
 	}
@@ -303,7 +304,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	}
 	if (tr && !rc) {
 		if (trace_output_write(tr, &out[nr], err, sizeof(err))) {
-			fprintf(stderr, "numasim: %s\n", err);
+			cli_error("numasim: ", err);
 			rc = 1;
 		} else {
 			nr += 2;
@@ -313,7 +314,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		for (int i = 0; i < nr; i++)
 			outfile_discard(&out[i]);
 	} else if (nr && outfile_commit_group(out, nr, err, sizeof(err))) {
-		fprintf(stderr, "numasim: %s\n", err);
+		cli_error("numasim: ", err);
 		rc = 1;
 	} else if (tr) {
 		trace_output_report(tr, stderr);
@@ -332,7 +333,7 @@ static int cmd_run(int argc, char **argv)
 	struct sim *s = malloc(sizeof(*s));
 	int rc = a.ov && sc && s ? parse_run_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		cli_error("", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {

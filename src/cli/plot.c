@@ -71,6 +71,17 @@ struct plot {
 
 /* ---- helpers -------------------------------------------------------------- */
 
+/* Strings reach gnuplot only as data: printable ASCII, anything else a
+ * '?'.  A line end (or a carriage return) inside a string would end the
+ * command or the datablock ("EOD") and let the rest run as gnuplot script,
+ * system() included; result files are validated on loading
+ * (mmstat_load_result), and this keeps labels and titles safe whatever
+ * their source (file names, --title). */
+static int gp_char(int c)
+{
+	return c >= 0x20 && c < 0x7f ? c : '?';
+}
+
 /* A gnuplot single-quoted string: a quote is written twice. */
 static void put_gp_string(FILE *f, const char *s)
 {
@@ -78,8 +89,7 @@ static void put_gp_string(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputc('\'', f);
-		if (*s != '\n')
-			fputc(*s, f);
+		fputc(gp_char((unsigned char)*s), f);
 	}
 	fputc('\'', f);
 }
@@ -89,7 +99,7 @@ static void put_data_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : *s, f);
+		fputc(*s == '"' ? '\'' : gp_char((unsigned char)*s), f);
 	fputc('"', f);
 }
 
@@ -137,6 +147,25 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n > m && !strcasecmp(s + n - m, suffix);
+}
+
+/* Results whose recorded scenarios differ (beyond kernel and seed): say so
+ * on stderr, and in the title. */
+static void scenario_note(const struct plot *p, char *title, size_t len)
+{
+	char keys[512] = "", diff[1024];
+	for (int i = 1; i < p->nr_files; i++) {
+		if (mmstat_scenario_diff(p->doc[0], p->doc[i], diff, sizeof(diff), false) <= 0)
+			continue;
+		fprintf(stderr, "numasim plot: note: %s ran a different scenario from %s: %s\n",
+			p->path[i], p->path[0], diff);
+		if (!keys[0])
+			mmstat_scenario_diff(p->doc[0], p->doc[i], keys, sizeof(keys), true);
+	}
+	if (keys[0]) {
+		size_t n = strlen(title);
+		snprintf(title + n, len - n, " (scenarios differ: %.120s)", keys);
+	}
 }
 
 /* ---- the run plot ---------------------------------------------------------- */
@@ -296,12 +325,13 @@ static void run_script(FILE *f, const struct plot *p)
 	if (p->title) {
 		snprintf(title, sizeof(title), "%s", p->title);
 	} else {
-		const char *scen = str_of(p->doc[0], "scenario");
+		const char *scen = mmstat_scenario_name(p->doc[0]);
 		bool same = true;
 		for (int i = 1; i < p->nr_files; i++)
-			same &= !strcmp(scen, str_of(p->doc[i], "scenario"));
+			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
 		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per simulated second",
 			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
+		scenario_note(p, title, sizeof(title));
 	}
 	fprintf(f, "set multiplot layout 4,1 title ");
 	put_gp_string(f, title);
@@ -402,8 +432,9 @@ static int ab_script(FILE *f, const struct plot *p)
 		const json_t *d = p->doc[0];
 		snprintf(title, sizeof(title),
 			 "numasim ab: %s, %lld pairs of %g s per kernel (bar: mean, error bar: min-max over the pairs)",
-			 str_of(d, "scenario"), (long long)json_integer_value(json_object_get(d, "pairs")),
+			 mmstat_scenario_name(d), (long long)json_integer_value(json_object_get(d, "pairs")),
 			 json_number_value(json_object_get(d, "simulated_seconds")));
+		scenario_note(p, title, sizeof(title));
 	}
 	fprintf(f, "set multiplot layout 1,%d title ", (int)NR_AB_PANELS);
 	put_gp_string(f, title);
@@ -477,8 +508,10 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
 			p->kind == MMSTAT_RESULT_RUN ? 1100 : 1500, p->kind == MMSTAT_RESULT_RUN ? 1300 : 600);
 	}
-	fprintf(f, "set output ");
-	put_gp_string(f, tmp);
+	fprintf(f, "set output '");
+	for (const char *c = tmp; *c; c++) /* no control characters: check_output */
+		fprintf(f, *c == '\'' ? "''" : "%c", *c);
+	fputc('\'', f);
 	fprintf(f, "\n");
 	if (p->kind == MMSTAT_RESULT_RUN)
 		run_script(f, p);
@@ -515,7 +548,7 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	char err[9000];
 	struct outfile out;
 	if (outfile_open(&out, "-o", p->out, err, sizeof(err))) {
-		fprintf(stderr, "numasim plot: %s\n", err);
+		cli_error("numasim plot: ", err);
 		return EXIT_INPUT;
 	}
 	outfile_release(&out); /* gnuplot writes the temporary */
@@ -560,7 +593,7 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 		fprintf(stderr, "numasim plot: gnuplot wrote nothing\n");
 		rc = 1;
 	} else if (outfile_commit(&out, err, sizeof(err))) {
-		fprintf(stderr, "numasim plot: %s\n", err);
+		cli_error("numasim plot: ", err);
 		rc = 1;
 	}
 	if (rc)
@@ -574,9 +607,15 @@ static int check_output(const struct plot *p)
 {
 	char err[9000];
 	if (outfile_check("-o", p->out, err, sizeof(err))) {
-		fprintf(stderr, "numasim plot: %s\n", err);
+		cli_error("numasim plot: ", err);
 		return -1;
 	}
+	for (const unsigned char *c = (const unsigned char *)p->out; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			fprintf(stderr, "numasim plot: -o: the file name has a control character (0x%02x)\n",
+				*c);
+			return -1;
+		}
 	if (!ends_with(p->out, ".svg") && !ends_with(p->out, ".png")) {
 		fprintf(stderr, "numasim plot: -o %s: unknown image type (use FILE.svg or FILE.png)\n",
 			p->out);
@@ -642,7 +681,7 @@ int cmd_plot(int argc, char **argv)
 		char err[1024];
 		int kind = mmstat_load_result(argv[i], &p.doc[p.nr_files], err, sizeof(err));
 		if (!kind) {
-			fprintf(stderr, "numasim plot: %s\n", err);
+			cli_error("numasim plot: ", err);
 			goto out;
 		}
 		p.path[p.nr_files++] = argv[i];

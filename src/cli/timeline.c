@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lib/strnum.h"
 #include "linux/mm_types.h"
 #include "scenario/scenario.h"
 #include "sim/sim.h"
@@ -84,7 +85,7 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		char *end;
+		long long pass;
 		switch (c) {
 		case 'h':
 			fputs(timeline_usage, stdout);
@@ -94,12 +95,12 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 		case OPT_SET: a->opt[a->nr] = "--set"; a->val[a->nr++] = optarg; break;
 		case OPT_DURATION: a->duration = optarg; break;
 		case OPT_PASS:
-			a->pass = strtol(optarg, &end, 10);
-			if (end == optarg || *end || a->pass < 1 || a->pass > 1000000) {
+			if (strnum_ll(optarg, &pass) || pass < 1 || pass > 1000000) {
 				fprintf(stderr, "numasim timeline: --pass: '%s' is not a number >= 1\n",
 					optarg);
 				return EXIT_INPUT;
 			}
+			a->pass = (long)pass;
 			break;
 		case ':':
 			fprintf(stderr, "numasim timeline: option '%s' needs a value\n"
@@ -145,7 +146,8 @@ static int prepare(const struct tl_args *a, struct scenario *sc, struct sim *s, 
 	}
 	if (scenario_set_option(sc, "--duration", "run.duration_s", d, err, errlen))
 		return -1;
-	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
+	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen) ||
+	    scenario_check_host(sc, host_memory_bytes(), err, errlen))
 		return -1;
 	return 0;
 }
@@ -882,12 +884,12 @@ int cmd_timeline(int argc, char **argv)
 	struct sim *s = calloc(1, sizeof(*s));
 	int rc = a.opt && a.val && sc && s ? parse_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		cli_error("", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {
 		if (sim_init(s, err, sizeof(err))) {
-			fprintf(stderr, "numasim timeline: %s\n", err);
+			cli_error("numasim timeline: ", err);
 			rc = 1;
 		} else {
 			uint32_t mask = TRACE_ALL & ~((1u << TR_TLB_FLUSH) | (1u << TR_MIGRATE_START) |

@@ -27,6 +27,14 @@ struct kernel_config {
 /* Parse @name into @cfg.  Returns 0, or -1 with a message in @err. */
 int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, size_t errlen);
 
+/* Do @a and @b switch the same mechanisms (whatever their names)? */
+bool kernel_config_same(const struct kernel_config *a, const struct kernel_config *b);
+
+/* The mechanisms' switches, by name (the fields of struct kernel_config). */
+int kernel_nr_switches(void);
+const char *kernel_switch_name(int i);
+bool kernel_switch_on(const struct kernel_config *k, int i);
+
 /* Print every base and patch, one line each, to stdout. */
 void kernel_variants_print(void);
 

@@ -242,12 +242,48 @@ static json_t *json_timeseries(const struct sim *s)
 	return o;
 }
 
+json_t *report_scenario_json(const struct scenario *sc, const struct kernel_config *k)
+{
+	json_t *o = json_object(), *ov = json_array();
+	json_object_set_new(o, "name", json_string(sc->name));
+	json_object_set_new(o, "source", json_string(sc->source));
+	for (int i = 0; i < scenario_nr_keys(); i++) {
+		struct scenario_value v;
+		scenario_get(sc, i, &v);
+		json_t *sec = json_object_get(o, v.section);
+		if (!sec) {
+			sec = json_object();
+			json_object_set_new(o, v.section, sec);
+		}
+		json_t *x = v.type == SV_INT ? json_integer(v.i)
+			  : v.type == SV_DOUBLE ? jreal(v.d)
+			  : v.type == SV_BOOL ? json_boolean(v.b)
+			  : json_string(v.s);
+		json_object_set_new(sec, v.name, x);
+	}
+	json_t *ks = json_object_get(o, "kernel");
+	if (k && ks) {
+		json_t *sw = json_object();
+		for (int i = 0; i < kernel_nr_switches(); i++)
+			json_object_set_new(sw, kernel_switch_name(i), json_boolean(kernel_switch_on(k, i)));
+		json_object_set_new(ks, "switches", sw);
+	}
+	for (int i = 0; i < sc->nr_overrides; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "option", json_string(sc->overrides[i].option));
+		json_object_set_new(x, "key", json_string(sc->overrides[i].key));
+		json_object_set_new(x, "value", json_string(sc->overrides[i].value));
+		json_array_append_new(ov, x);
+	}
+	json_object_set_new(o, "overrides", ov);
+	return o;
+}
+
 json_t *report_json(const struct sim *s, const struct scenario *sc)
 {
 	json_t *o = json_object(), *irq = json_object();
 	json_object_set_new(o, "numasim_version", json_string(NUMASIM_VERSION));
-	json_object_set_new(o, "scenario", json_string(sc->name));
-	json_object_set_new(o, "source", json_string(sc->source));
+	json_object_set_new(o, "scenario", report_scenario_json(sc, &s->k));
 	json_object_set_new(o, "kernel", json_string(s->k.name));
 	json_object_set_new(o, "seed", jint(s->seed));
 	json_object_set_new(o, "simulated_seconds", jreal(sim_seconds(s)));

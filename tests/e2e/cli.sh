@@ -13,7 +13,7 @@ fail() {
 
 # JSON without the lines that name the scenario's origin.
 strip_origin() {
-    grep -v -e '"scenario":' -e '"source":' "$1"
+    jq 'del(.scenario.name, .scenario.source)' "$1"
 }
 
 # --- listings and help ---------------------------------------------------
@@ -48,7 +48,7 @@ echo "ok: listings and help"
 [[ -s $work/a.json && ! -e $work/a.json.tmp ]] || fail "a.json missing or a temporary file left"
 diff <(strip_origin "$work/a.json") <(strip_origin "$work/b.json") >"$work/ab.diff" ||
     fail "show small | run differs from run small: $(cat "$work/ab.diff")"
-grep -q '"scenario": "f"' "$work/b.json" || fail "a file's scenario name is its basename"
+[[ $(jq -r .scenario.name "$work/b.json") == f ]] || fail "a file's scenario name is its basename"
 grep -q '^/proc/vmstat' "$work/a.txt" || fail "text report lacks /proc/vmstat"
 grep -qE '^TLB: [0-9]+ TLB shootdowns$' "$work/a.txt" || fail "text report lacks the TLB line"
 [[ ! -s $work/a.err ]] || fail "--quiet run printed on stderr: $(cat "$work/a.err")"
