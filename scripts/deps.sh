@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional] [--bench]
+# Usage: scripts/deps.sh [--optional] [--bench] [--fuzz]
 #   --optional   also install optional packages (gnuplot-nox); failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
+#   --fuzz       also install what make fuzz needs (clang and its libFuzzer runtime).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev jq)
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev jq help2man)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
+FUZZ=(clang libclang-rt-dev)
 
 want_optional=0
 want_bench=0
+want_fuzz=0
 for arg in "$@"; do
     case "$arg" in
         --optional) want_optional=1 ;;
         --bench) want_bench=1 ;;
+        --fuzz) want_fuzz=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional] [--bench]"
+            echo "usage: $0 [--optional] [--bench] [--fuzz]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -87,6 +91,14 @@ if [[ $want_bench -eq 1 ]]; then
     mapfile -t missing_bench < <(missing_of "${BENCH[@]}")
     if [[ ${#missing_bench[@]} -gt 0 ]] && ! apt_install "${missing_bench[@]}"; then
         echo "deps.sh: failed to install benchmark tools: ${missing_bench[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_fuzz -eq 1 ]]; then
+    mapfile -t missing_fuzz < <(missing_of "${FUZZ[@]}")
+    if [[ ${#missing_fuzz[@]} -gt 0 ]] && ! apt_install "${missing_fuzz[@]}"; then
+        echo "deps.sh: failed to install the fuzzing tools: ${missing_fuzz[*]}" >&2
         exit 1
     fi
 fi

@@ -4,6 +4,7 @@
 #define NUMASIM_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "scenario/scenario.h"
@@ -26,6 +27,9 @@ extern const char timeline_usage[];
 int cmd_timeline(int argc, char **argv);   /* src/cli/timeline.c */
 extern const char plot_usage[];
 int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
+/* plot's gnuplot script for @paths (as for 'plot PATHS -o @out') to @f,
+ * without gnuplot: 0, or 2 after a message (the results fuzzer's way in). */
+int plot_script(int nfiles, char **paths, const char *out, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 

@@ -27,15 +27,15 @@ static const char usage_text[] =
 	"Simulate Linux NUMA balancing, page migration and TLB shootdowns.\n"
 	"\n"
 	"commands:\n"
-	"  run SCENARIO|FILE [OPTIONS]  run a built-in scenario or an INI file\n"
-	"  ab SCENARIO --kernels A,B    A/B pairs (balancing on vs off): the seed table\n"
-	"  timeline SCENARIO --kernel K the scan/migration race of one pass, as text\n"
-	"  plot RESULT.json... -o FILE  time series and A/B figures with gnuplot\n"
-	"  compare A.json B.json...     mmtests-style comparison of runs\n"
-	"  scenarios                    list the built-in scenarios\n"
-	"  kernels                      list the kernel bases and patches\n"
-	"  show SCENARIO                print a built-in scenario's INI text\n"
-	"  help [COMMAND]               this text, or a command's options\n"
+	"  run SCENARIO|FILE [OPTIONS]   run a built-in scenario or an INI file\n"
+	"  ab SCENARIO --kernels A,B     A/B pairs (balancing on vs off): the seed table\n"
+	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
+	"  plot RESULT.json... -o FILE   time series and A/B figures with gnuplot\n"
+	"  compare A.json B.json...      mmtests-style comparison of runs\n"
+	"  scenarios                     list the built-in scenarios\n"
+	"  kernels                       list the kernel bases and patches\n"
+	"  show SCENARIO                 print a built-in scenario's INI text\n"
+	"  help [COMMAND]                this text, or a command's options\n"
 	"\n"
 	"  --help, --version\n"
 	"\n"
@@ -282,6 +282,9 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		return 1;
 	}
 	sim_run(s);
+	if (mm_debug_enabled(s, &s->debug) && s->progress_out)
+		fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",
+			(unsigned long long)s->debug.checks);
 	rc = trace_finish_run(s, trace, sc->name, stderr, &tr);
 	if (rc) {
 		sim_free(s);
@@ -338,7 +341,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (rc == 0) {
 		s->progress = isatty(STDERR_FILENO) && !a.quiet;
-		s->progress_out = stderr;
+		s->progress_out = a.quiet ? NULL : stderr;
 		s->debug.on = a.check;
 		rc = execute(s, sc, a.json, &a.trace);
 		if (!a.quiet)

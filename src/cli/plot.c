@@ -603,6 +603,44 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 
 /* ---- the command ------------------------------------------------------------ */
 
+static int load_inputs(struct plot *p, int n, char **paths)
+{
+	for (int i = 0; i < n; i++) {
+		char err[1024];
+		int kind = mmstat_load_result(paths[i], &p->doc[p->nr_files], err, sizeof(err));
+		if (!kind) {
+			cli_error("numasim plot: ", err);
+			return -1;
+		}
+		p->path[p->nr_files++] = paths[i];
+		if (p->kind && kind != p->kind) {
+			fprintf(stderr,
+				"numasim plot: cannot mix run and ab results in one plot (%s is a%s result, %s a%s one)\n",
+				p->path[0], p->kind == MMSTAT_RESULT_RUN ? " run" : "n ab", paths[i],
+				kind == MMSTAT_RESULT_RUN ? " run" : "n ab");
+			return -1;
+		}
+		p->kind = kind;
+	}
+	return 0;
+}
+
+int plot_script(int nfiles, char **paths, const char *out, FILE *f)
+{
+	struct plot p = { .out = out };
+	int rc = EXIT_INPUT;
+	if (nfiles < 1 || nfiles > MAX_FILES)
+		return EXIT_INPUT;
+	p.png = ends_with(out, ".png");
+	if (!load_inputs(&p, nfiles, paths)) {
+		write_script(f, &p, "plot.tmp");
+		rc = 0;
+	}
+	for (int i = 0; i < p.nr_files; i++)
+		json_decref(p.doc[i]);
+	return rc;
+}
+
 static int check_output(const struct plot *p)
 {
 	char err[9000];
@@ -677,23 +715,8 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	p.png = ends_with(p.out, ".png");
 
-	for (int i = optind; i < argc; i++) {
-		char err[1024];
-		int kind = mmstat_load_result(argv[i], &p.doc[p.nr_files], err, sizeof(err));
-		if (!kind) {
-			cli_error("numasim plot: ", err);
-			goto out;
-		}
-		p.path[p.nr_files++] = argv[i];
-		if (p.kind && kind != p.kind) {
-			fprintf(stderr,
-				"numasim plot: cannot mix run and ab results in one plot (%s is a%s result, %s a%s one)\n",
-				p.path[0], p.kind == MMSTAT_RESULT_RUN ? " run" : "n ab", argv[i],
-				kind == MMSTAT_RESULT_RUN ? " run" : "n ab");
-			goto out;
-		}
-		p.kind = kind;
-	}
+	if (load_inputs(&p, argc - optind, argv + optind))
+		goto out;
 
 	char *gnuplot = find_gnuplot();
 	if (!gnuplot) {

@@ -398,7 +398,8 @@ static void check_section_header(struct parser *p, const char *line)
 	const char *rest = end + 1 + strspn(end + 1, " \t\r\n");
 	if (*rest && *rest != '#' && *rest != ';') {
 		p->section_bad = true;
-		perr(p, name, "unexpected text after the section header: '%.40s'", end + 1);
+		perr(p, name, "unexpected text after the section header: '%.*s'",
+		     (int)strcspn(rest, "\r\n") < 40 ? (int)strcspn(rest, "\r\n") : 40, rest);
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
@@ -549,10 +550,21 @@ int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t 
 	size_t len;
 	if (read_input_file(path, MAX_SCENARIO_BYTES, &text, &len, err, errlen))
 		return -1;
-	if (check_text(path, text, len, err, errlen)) {
-		free(text);
+	int rc = scenario_load_text(path, text, len, sc, err, errlen);
+	free(text);
+	return rc;
+}
+
+int scenario_load_text(const char *path, const char *text, size_t len, struct scenario *sc,
+		       char *err, size_t errlen)
+{
+	if (len > MAX_SCENARIO_BYTES) {
+		snprintf(err, errlen, "%s: more than the %u bytes a scenario file can have", path,
+			 MAX_SCENARIO_BYTES);
 		return -1;
 	}
+	if (check_text(path, text, len, err, errlen))
+		return -1;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t n = strlen(base);
 	if (n > 4 && !strcmp(base + n - 4, ".ini"))
@@ -565,9 +577,7 @@ int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t 
 		    !strchr("._+-", *c))
 			*c = '_';
 	scenario_defaults(sc, name, path);
-	int rc = load_text(sc, text, err, errlen);
-	free(text);
-	return rc;
+	return load_text(sc, text, err, errlen);
 }
 
 /* ---- command-line overrides --------------------------------------------- */

@@ -72,6 +72,10 @@ void scenario_get(const struct scenario *sc, int k, struct scenario_value *v);
 
 int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size_t errlen);
 int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* The same for a file's @len bytes already in memory (@text[len] must be a
+ * NUL); @path names it in messages. */
+int scenario_load_text(const char *path, const char *text, size_t len, struct scenario *sc,
+		       char *err, size_t errlen);
 /* "--set KEY=VALUE": KEY is a tunable's kernel name (kernel.numa_balancing,
  * numa_balancing.scan_delay_ms, numa_balancing.scan_period_min_ms,
  * numa_balancing.scan_period_max_ms, numa_balancing.scan_size_mb,
