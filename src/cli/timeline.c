@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/strnum.h"
@@ -47,6 +48,7 @@ const char timeline_usage[] =
 	"  --duration S        simulated seconds to run (default 12, or the\n"
 	"                      scenario's duration if shorter)\n"
 	"  --pass N            the N-th such pass instead of the first\n"
+	"  -q, --quiet         no progress line\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 done, 2 bad input, 1 failure or no such pass in the run\n"
@@ -66,6 +68,7 @@ struct tl_args {
 	int nr;
 	const char *duration;
 	long pass;
+	bool quiet;
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_DURATION, OPT_PASS };
@@ -78,18 +81,22 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "pass", required_argument, NULL, OPT_PASS },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		long long pass;
 		switch (c) {
 		case 'h':
 			fputs(timeline_usage, stdout);
 			exit(0);
+		case 'q':
+			a->quiet = true;
+			break;
 		case OPT_KERNEL: a->opt[a->nr] = "--kernel"; a->val[a->nr++] = optarg; break;
 		case OPT_SEED: a->opt[a->nr] = "--seed"; a->val[a->nr++] = optarg; break;
 		case OPT_SET: a->opt[a->nr] = "--set"; a->val[a->nr++] = optarg; break;
@@ -901,6 +908,8 @@ int cmd_timeline(int argc, char **argv)
 				fprintf(stderr, "numasim timeline: out of memory\n");
 				rc = 1;
 			} else {
+				s->progress = !a.quiet && isatty(STDERR_FILENO);
+				s->progress_out = stderr;
 				sim_run(s);
 				if (s->trace->dropped)
 					fprintf(stderr, "numasim timeline: warning: %llu trace events "

@@ -74,4 +74,15 @@ diff <(strip_origin "$work/s1.json") <(strip_origin "$work/s2.json") >/dev/null 
     fail "show seed | run differs from run seed"
 echo "ok: show seed round-trips"
 
+# --- ab's progress line on a terminal (script(1) gives it one), not with -q --
+if command -v script >/dev/null 2>&1; then
+    script -qc "'$NUMASIM' ab small --kernels v7.3 --pairs 2 --duration 1" /dev/null >"$work/tty.out" </dev/null
+    grep -aq 'ab: 4 / 4 runs done' "$work/tty.out" || fail "no ab progress line on a terminal: $(cat -v "$work/tty.out" | head -3)"
+    script -qc "'$NUMASIM' ab small --kernels v7.3 --pairs 2 --duration 1 -q" /dev/null >"$work/tty.out" </dev/null
+    ! grep -aq -e 'runs done' -e '^wall time: ' "$work/tty.out" || fail "ab -q printed progress or wall time"
+    "$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 1 >/dev/null 2>"$work/ab.err"
+    ! grep -q 'runs done' "$work/ab.err" || fail "ab printed a progress line to a file"
+    echo "ok: progress lines"
+fi
+
 echo "cli: all cases passed"
