@@ -153,7 +153,8 @@ static double pair_value(struct ab *ab, enum ab_figure f, int k, int p)
 
 /* ---- the table -------------------------------------------------------- */
 
-/* Published (BRIEF section 1), v7.3 and v7.3 + the v2 patch, for the seed. */
+/* Published with the patch series "mm/migrate: don't batch the TLB flush
+ * when there is nothing to batch" (2026): v7.3 and v7.3 + the v2 patch. */
 static const char *const published[NR_AB_FIGURES] = {
 	[FIG_LOSS] = "13.0-16.5% | 0.5-6.3%",
 	[FIG_KCYCLES] = "1.18-1.22M | 0.28-0.31M",
@@ -243,8 +244,9 @@ static void print_table(struct ab *ab)
 	}
 	print_breakdown(ab);
 	if (seed)
-		printf("\nPublished figures: BRIEF section 1 (v7.3 and v7.3 + the v2 patch, 2-socket\n"
-		       "384-CPU x86, three A/B pairs of 180 s).  See docs/calibration.md.\n");
+		printf("\nPublished figures: the patch series \"mm/migrate: don't batch the TLB flush\n"
+		       "when there is nothing to batch\" (2026, v1/v2), v7.3 and v7.3 + the v2 patch,\n"
+		       "2-socket 384-CPU x86, three A/B pairs of 180 s.  See docs/calibration.md.\n");
 }
 
 /* ---- JSON ------------------------------------------------------------- */

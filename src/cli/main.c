@@ -1,7 +1,7 @@
 /* numasim command line: run, scenarios, kernels, show.
  *
- * Exit status: 0 success, 2 bad input (usage, scenario, option values; no
- * output file is written), 1 internal failure. */
+ * Exit status: 0 success, 2 bad input (usage, scenario, option values, a
+ * trace over its limit; no output file is written), 1 internal failure. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -62,17 +62,20 @@ static const char run_usage[] =
 	"                      (default: the whole run; either side may be empty)\n"
 	"  --trace-events LIST comma-separated event names, 'kernel' (the kernel's\n"
 	"                      tracepoints) or 'all' (default)\n"
-	"  --trace-max-mb N    refuse to write a trace over N MiB, text + JSON\n"
-	"                      (default 2048; the buffer holds N MiB / 128 events, at\n"
-	"                      most 20 million)\n"
+	"  --trace-max-mb N    stop the run, and write nothing, once the trace passes\n"
+	"                      N MiB of text + JSON (default 2048; the buffer holds\n"
+	"                      N MiB / 128 events, at most 20 million)\n"
 	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
 	"                      seconds and at the end, as a debug build always does\n"
 	"                      (docs/model.md, \"Invariants\"); a violation stops the run\n"
 	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 done, 2 bad input (nothing written) or a trace over the size\n"
-	"limit (the report is written, the trace is not), 1 internal failure.\n";
+	"Outputs are written to a temporary and renamed into place (an interrupted\n"
+	"run leaves none); two outputs may not name one file.\n"
+	"\n"
+	"Exit status: 0 done, 2 bad input or a trace over its size limit (nothing\n"
+	"written either way), 1 internal failure.\n";
 
 static const char scenarios_usage[] =
 	"usage: numasim scenarios\n\nList the built-in scenarios.\n";

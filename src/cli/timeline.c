@@ -1,6 +1,7 @@
 /* numasim timeline: one NUMA scan pass and the workload's hint-fault
- * migrations around it, as a two-column text interleaving (BRIEF section 1,
- * "The timeline").  The scenario runs for a short time with the trace on
+ * migrations around it, as a two-column text interleaving (as the cover
+ * letter of "mm/migrate: don't batch the TLB flush when there is nothing to
+ * batch" draws it).  The scenario runs for a short time with the trace on
  * (every event but the receivers' tlb_flush and the migrate:* tracepoints);
  * the pass is the first one after the run's first pass that a hint-fault
  * migration overlapped (or the N-th, --pass N).

@@ -348,7 +348,8 @@ void sim_start_hint_fault(struct sim *s, struct task_struct *p, struct vm_area_s
 	}
 }
 
-/* Instrumentation of BRIEF 1 at the moment try_to_migrate_one runs. */
+/* The bpftrace figures of the patch series (docs/calibration.md) at the
+ * moment try_to_migrate_one runs. */
 static void record_migration(struct sim *s, struct task_struct *p)
 {
 	struct numa_fault_ctx *f = &p->fault;

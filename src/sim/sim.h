@@ -65,7 +65,7 @@ struct cpu_state {
 };
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
- * bpftrace scripts measured in BRIEF section 1). */
+ * bpftrace scripts of the patch series measured: docs/calibration.md). */
 struct sim_stats {
 	uint64_t scanner_flushes;         /* full flushes by task_numa_work: its gathers' and ... */
 	uint64_t scanner_flushes_cpr;     /* ... flush_tlb_batched_pending's in change_pte_range */
