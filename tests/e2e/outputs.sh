@@ -52,6 +52,13 @@ run --json private.json >/dev/null
 [[ -z $(ls -A | grep -E '^\.|\.tmp$' | grep -v '^out.json.tmp$' || true) ]] || fail "temporaries left: $(ls -A)"
 echo "ok: mode kept, no temporaries"
 
+# --- a directory named like the old fixed temporary is no obstacle (it once
+#     made the write fail naming the wrong file) --------------------------------
+mkdir in-the-way.json.tmp
+run --json in-the-way.json >/dev/null
+jq -e .vmstat in-the-way.json >/dev/null || fail "in-the-way.json not written"
+echo "ok: PATH.tmp in the way"
+
 # --- two writers of one path: the file is one of them, whole ----------------
 run --json both.json --seed 1 >/dev/null & a=$!
 run --json both.json --seed 2 >/dev/null & b=$!
