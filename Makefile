@@ -3,10 +3,18 @@
 #   make                  build build/release/numasim (+ ./numasim symlink) and numaload
 #                         (build/release/numaload, numaload-static for the realcheck guest)
 #   make test             build and run unit + end-to-end tests
-#   make BUILD=asan test  same, with AddressSanitizer + UBSan
+#   make BUILD=asan test  same, with AddressSanitizer + UBSan (every UBSan check,
+#                         also the ones -fsanitize=undefined leaves out)
+#   make BUILD=debug test same, with CONFIG_DEBUG_VM: VM_BUG_ON and friends
+#                         (src/include/linux/mmdebug.h) and the full-state
+#                         checker (src/mm/debug.c) on in every run
 #   make bench            run bench/run.sh if present
 #   make realcheck        numaload and numasim side by side on Debian's 6.1 and 6.12
 #                         kernels under qemu (scripts/realcheck.sh, docs/realcheck.md)
+#   make install          install numasim and its man page under PREFIX
+#                         (default /usr/local; DESTDIR for staging)
+#   make man              build/numasim.1, from the --help texts (help2man)
+#   make fuzz             run the libFuzzer harnesses (FUZZ_TIME s each)
 #   make clean            remove build/ and ./numasim
 
 BUILD ?= release
@@ -20,11 +28,20 @@ ifeq ($(BUILD),release)
   SANFLAGS :=
   RUN_ENV  :=
 else ifeq ($(BUILD),asan)
-  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  # -fsanitize=undefined leaves out float-cast-overflow, float-divide-by-zero
+  # and bounds-strict (gcc's SANITIZE_UNDEFINED_NONDEFAULT): add them.
+  SANFLAGS := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero,bounds-strict \
+              -fno-omit-frame-pointer -fno-sanitize-recover=all
   OPTFLAGS := -O1 -g
   RUN_ENV  := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else ifeq ($(BUILD),debug)
+  # CONFIG_DEBUG_VM: the invariant checks run in every run (see docs/model.md,
+  # "Invariants").
+  OPTFLAGS := -O1 -g -DCONFIG_DEBUG_VM
+  SANFLAGS :=
+  RUN_ENV  :=
 else
-  $(error unknown BUILD '$(BUILD)' (use BUILD=release or BUILD=asan))
+  $(error unknown BUILD '$(BUILD)' (use BUILD=release, BUILD=asan or BUILD=debug))
 endif
 
 PKG_CFLAGS    := $(shell pkg-config --cflags inih jansson 2>/dev/null)
@@ -91,7 +108,7 @@ FLAGS_LINE   = $(CC) | $(CFLAGS) | $(LDFLAGS) | $(LDLIBS) | $(TEST_FLAGS) | $(CM
 
 # ---- targets -------------------------------------------------------------
 
-.PHONY: all test bench realcheck clean FORCE
+.PHONY: all test bench realcheck clean FORCE install man
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -141,6 +158,60 @@ $(TEST_BINS): $(BDIR)/tests/%: $(BDIR)/tests/unit/%.o $(HELPER_OBJS) $(NL_LIB) $
 
 test: all $(TEST_BINS)
 	$(RUN_ENV) NUMALOAD="$(abspath $(NUMALOAD))" bash scripts/run-tests.sh $(BDIR)
+
+# ---- fuzzing (libFuzzer, clang from Debian; tests/fuzz/README.md) ------------
+#   make fuzz [FUZZ_TIME=S]   build the harnesses, run each for S seconds (60)
+
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 60
+FUZZ_DIR   := build/fuzz
+FUZZ_SAN   := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero \
+              -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include \
+              -Itests $(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_NAMES := scenario run results
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
+FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_STAMP := $(FUZZ_DIR)/.flags
+
+.PHONY: fuzz fuzz-build
+$(FUZZ_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cmp -s - $@ || printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@
+
+$(FUZZ_LIB_OBJS): $(FUZZ_DIR)/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/tests/fuzz/%.o: tests/fuzz/%.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	bash tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_DIR) $(FUZZ_NAMES)
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/tests/fuzz/fuzz_%.d,$(FUZZ_NAMES))
+
+# ---- install ---------------------------------------------------------------
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+MAN := build/numasim.1
+
+$(MAN): $(BIN) scripts/mkman.sh
+	bash scripts/mkman.sh $(BIN) $@
+
+man: $(MAN)
+
+install: $(BIN) $(MAN)
+	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1'
+	install -m 0755 $(BIN) '$(DESTDIR)$(PREFIX)/bin/numasim'
+	install -m 0644 $(MAN) '$(DESTDIR)$(PREFIX)/share/man/man1/numasim.1'
 
 bench: all
 	@if [ -f bench/run.sh ]; then \

@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional] [--bench] [--realcheck]
+# Usage: scripts/deps.sh [--optional] [--bench] [--realcheck] [--fuzz]
 #   --optional   also install optional packages (gnuplot-nox); failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
 #   --realcheck  also install what scripts/realcheck.sh needs (qemu, busybox, cpio).
+#   --fuzz       also install what make fuzz needs (clang and its libFuzzer runtime).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq)
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq help2man)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
 # qemu-system-x86 boots the guests; busybox-static is the guest's userland;
 # cpio and gzip pack the initramfs.  (libnuma-dev, for numaload, is required.)
 REALCHECK=(qemu-system-x86 busybox-static cpio gzip)
+FUZZ=(clang libclang-rt-dev)
 
 want_optional=0
 want_bench=0
 want_realcheck=0
+want_fuzz=0
 for arg in "$@"; do
     case "$arg" in
         --optional) want_optional=1 ;;
         --bench) want_bench=1 ;;
         --realcheck) want_realcheck=1 ;;
+        --fuzz) want_fuzz=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional] [--bench] [--realcheck]"
+            echo "usage: $0 [--optional] [--bench] [--realcheck] [--fuzz]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -108,6 +112,14 @@ if [[ $want_realcheck -eq 1 ]]; then
     # qemu's recommends (GUI, audio, firmware for other machines) are not needed
     if [[ ${#missing_rc[@]} -gt 0 ]] && ! apt_install --no-install-recommends "${missing_rc[@]}"; then
         echo "deps.sh: failed to install the realcheck tools: ${missing_rc[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_fuzz -eq 1 ]]; then
+    mapfile -t missing_fuzz < <(missing_of "${FUZZ[@]}")
+    if [[ ${#missing_fuzz[@]} -gt 0 ]] && ! apt_install "${missing_fuzz[@]}"; then
+        echo "deps.sh: failed to install the fuzzing tools: ${missing_fuzz[*]}" >&2
         exit 1
     fi
 fi

@@ -8,6 +8,8 @@
 #              each script is one test (exit 0 = pass).
 # Prints a final line "N passed, N failed"; exits non-zero if anything failed.
 # TEST_TIMEOUT (seconds, default 600) bounds each binary/script.
+# TEST_E2E (optional): space-separated e2e script names (without .sh) to run
+# instead of all of them.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -63,6 +65,13 @@ shopt -s nullglob
 unit_srcs=(tests/unit/test_*.c)
 e2e_scripts=(tests/e2e/*.sh)
 shopt -u nullglob
+if [[ -n ${TEST_E2E:-} ]]; then
+    e2e_scripts=()
+    for n in $TEST_E2E; do
+        [[ -f tests/e2e/$n.sh ]] || { echo "run-tests.sh: no tests/e2e/$n.sh" >&2; exit 2; }
+        e2e_scripts+=("tests/e2e/$n.sh")
+    done
+fi
 
 if [[ ${#unit_srcs[@]} -gt 0 ]]; then
     echo "==> unit tests ($BUILD_DIR)"

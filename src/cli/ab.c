@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kernel/variants.h"
+#include "lib/strnum.h"
 #include "report/figures.h"
 #include "report/report.h"
 
@@ -46,6 +48,7 @@ const char ab_usage[] =
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
 	"                      depend on it\n"
 	"  --json FILE         per-pair values as JSON\n"
+	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n";
 
 enum ab_mode { AB_BOTH, AB_ON, AB_OFF };
@@ -72,6 +75,10 @@ struct ab {
 	int *todo, nr_todo;       /* the jobs to run */
 	atomic_int next;
 	const char *json;
+	bool quiet, progress;     /* progress: a line on stderr, a terminal's */
+	atomic_int done;
+	pthread_mutex_t progress_lock;
+	struct timespec t0;
 };
 
 static void run_job(const struct ab *ab, struct ab_job *j)
@@ -96,12 +103,33 @@ static void run_job(const struct ab *ab, struct ab_job *j)
 	free(s);
 }
 
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* "  ab: 5 / 12 runs done, 3.2 s wall" after each run, on a terminal. */
+static void job_done(struct ab *ab)
+{
+	int n = atomic_fetch_add(&ab->done, 1) + 1;
+	if (!ab->progress)
+		return;
+	pthread_mutex_lock(&ab->progress_lock);
+	fprintf(stderr, "\r  ab: %d / %d runs done, %.1f s wall ", n, ab->nr_todo, since(&ab->t0));
+	fflush(stderr);
+	pthread_mutex_unlock(&ab->progress_lock);
+}
+
 static void *worker(void *arg)
 {
 	struct ab *ab = arg;
 	int i;
-	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_todo)
+	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_todo) {
 		run_job(ab, &ab->job[ab->todo[i]]);
+		job_done(ab);
+	}
 	return NULL;
 }
 
@@ -118,9 +146,11 @@ static int run_all(struct ab *ab)
 		worker(ab);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	if (ab->progress)
+		fprintf(stderr, "\r%60s\r", "");
 	for (int i = 0; i < ab->nr_todo; i++)
 		if (ab->job[ab->todo[i]].rc) {
-			fprintf(stderr, "numasim ab: %s\n", ab->job[ab->todo[i]].err);
+			cli_error("numasim ab: ", ab->job[ab->todo[i]].err);
 			return 1;
 		}
 	return 0;
@@ -208,7 +238,8 @@ static int plan_jobs(struct ab *ab, char *err, size_t errlen)
 
 /* ---- the table -------------------------------------------------------- */
 
-/* Published (BRIEF section 1), v7.3 and v7.3 + the v2 patch, for the seed. */
+/* Published with the patch series "mm/migrate: don't batch the TLB flush
+ * when there is nothing to batch" (2026): v7.3 and v7.3 + the v2 patch. */
 static const char *const published[NR_AB_FIGURES] = {
 	[FIG_LOSS] = "13.0-16.5% | 0.5-6.3%",
 	[FIG_KCYCLES] = "1.18-1.22M | 0.28-0.31M",
@@ -395,8 +426,9 @@ static void print_table(struct ab *ab)
 	if (ab->nr_kernels > 1)
 		print_versus(ab);
 	if (seed)
-		printf("\nPublished figures: BRIEF section 1 (v7.3 and v7.3 + the v2 patch, 2-socket\n"
-		       "384-CPU x86, three A/B pairs of 180 s).  See docs/calibration.md.\n");
+		printf("\nPublished figures: the patch series \"mm/migrate: don't batch the TLB flush\n"
+		       "when there is nothing to batch\" (2026, v1/v2), v7.3 and v7.3 + the v2 patch,\n"
+		       "2-socket 384-CPU x86, three A/B pairs of 180 s.  See docs/calibration.md.\n");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -428,7 +460,11 @@ static json_t *ab_json(struct ab *ab)
 {
 	json_t *root = json_object(), *res = json_object();
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
-	json_object_set_new(root, "scenario", json_string(ab->base.name));
+	json_t *scen = report_scenario_json(&ab->base, NULL), *names = json_array();
+	for (int k = 0; k < ab->nr_kernels; k++)
+		json_array_append_new(names, json_string(ab->kernels[k]));
+	json_object_set_new(json_object_get(scen, "kernel"), "name", names);
+	json_object_set_new(root, "scenario", scen);
 	json_object_set_new(root, "balancing", json_string(ab_mode_names[ab->mode]));
 	json_object_set_new(root, "pairs", json_integer(ab->pairs));
 	json_object_set_new(root, "simulated_seconds", json_real(ab->base.duration_s));
@@ -463,24 +499,49 @@ static json_t *ab_json(struct ab *ab)
 
 enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
 
+/* "A,B,...": every element non-empty. */
 static int split_kernels(struct ab *ab, const char *list)
 {
 	char buf[1024];
+	if (strlen(list) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", list);
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (ab->nr_kernels == MAX_KERNELS || strlen(t) >= sizeof(ab->kernels[0]))
+	for (char *t = buf;; t++) {
+		char *comma = strchr(t, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*t || ab->nr_kernels == MAX_KERNELS || strlen(t) >= sizeof(ab->kernels[0]))
 			return -1;
 		strcpy(ab->kernels[ab->nr_kernels++], t);
+		if (!comma)
+			break;
+		t = comma;
 	}
-	return ab->nr_kernels ? 0 : -1;
+	return 0;
+}
+
+/* The same kernel twice (by its switches, whatever the spelling) would be
+ * one key of the JSON but two columns of the table. */
+static int distinct_kernels(const struct ab *ab, char *err, size_t errlen)
+{
+	struct kernel_config k[MAX_KERNELS];
+	for (int i = 0; i < ab->nr_kernels; i++) {
+		if (kernel_config_parse(ab->kernels[i], &k[i], err, errlen))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (kernel_config_same(&k[i], &k[j])) {
+				snprintf(err, errlen, "--kernels: '%s' and '%s' are the same kernel: give "
+					 "each once", ab->kernels[j], ab->kernels[i]);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 static int parse_count(const char *what, const char *v, int lo, int hi, int *out)
 {
-	char *end;
-	long x = strtol(v, &end, 10);
-	if (*end || end == v || x < lo || x > hi) {
+	long long x;
+	if (strnum_ll(v, &x) || x < lo || x > hi) {
 		fprintf(stderr, "numasim ab: %s: '%s' is not a number in %d..%d\n", what, v, lo, hi);
 		return -1;
 	}
@@ -500,6 +561,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -510,9 +572,10 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 	int nsets = 0, c, rc = 0;
 
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h': fputs(ab_usage, stdout); free(sets); exit(0);
+		case 'q': ab->quiet = true; break;
 		case OPT_KERNELS: kernels = optarg; break;
 		case OPT_PAIRS: rc = parse_count("--pairs", optarg, 1, MAX_PAIRS, &ab->pairs) ? EXIT_INPUT : 0; break;
 		case OPT_BALANCING:
@@ -540,7 +603,8 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		rc = EXIT_INPUT;
 	}
 	if (!rc && split_kernels(ab, kernels)) {
-		fprintf(stderr, "numasim ab: --kernels: '%s' is not a list of 1-%d kernels\n", kernels, MAX_KERNELS);
+		fprintf(stderr, "numasim ab: --kernels: '%s' is not a comma-separated list of 1-%d kernels\n",
+			kernels, MAX_KERNELS);
 		rc = EXIT_INPUT;
 	}
 	if (!rc) {
@@ -555,11 +619,21 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		for (int k = 0; !bad && k < ab->nr_kernels; k++)
 			bad = scenario_set_option(sc, "--kernels", "kernel.name", ab->kernels[k], err, sizeof(err));
 		if (!bad)
+			bad = distinct_kernels(ab, err, sizeof(err));
+		if (!bad)
+			bad = scenario_check_host(sc, host_memory_bytes(), err, sizeof(err));
+		if (!bad) {
+			/* runs at a time: as many as the memory holds */
+			uint64_t fit = host_memory_bytes() / 10 * 8 / (scenario_model_bytes(sc) + 1);
+			if ((uint64_t)ab->jobs > fit)
+				ab->jobs = fit ? (int)fit : 1;
+		}
+		if (!bad)
 			bad = scenario_validate(sc, err, sizeof(err));
 		if (!bad && ab->json)
-			bad = check_json_path(ab->json, err, sizeof(err));
+			bad = outfile_check("--json", ab->json, err, sizeof(err));
 		if (bad) {
-			fprintf(stderr, "%s\n", err);
+			cli_error("", err);
 			rc = EXIT_INPUT;
 		}
 	}
@@ -577,8 +651,9 @@ int cmd_ab(int argc, char **argv)
 	ab->jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
 	int rc = parse_ab(argc, argv, ab);
 	if (!rc) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		clock_gettime(CLOCK_MONOTONIC, &ab->t0);
+		ab->progress = !ab->quiet && isatty(STDERR_FILENO);
+		pthread_mutex_init(&ab->progress_lock, NULL);
 		char err[256];
 		ab->seed0 = ab->base.seed;
 		rc = plan_jobs(ab, err, sizeof(err));
@@ -591,17 +666,17 @@ int cmd_ab(int argc, char **argv)
 			if (ab->json) {
 				char err[1024];
 				json_t *j = ab_json(ab);
-				if (report_write_json(j, ab->json, err, sizeof(err))) {
-					fprintf(stderr, "numasim ab: %s\n", err);
+				if (!j || report_write_json(j, "--json", ab->json, err, sizeof(err))) {
+					cli_error("numasim ab: ", err);
 					rc = 1;
 				}
 				json_decref(j);
 			}
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n",
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-			ab->nr_todo, ab->jobs);
+		if (!ab->quiet)
+			fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n", since(&ab->t0),
+				ab->nr_todo, ab->jobs);
+		pthread_mutex_destroy(&ab->progress_lock);
 	}
 	free(ab->job);
 	free(ab->todo);

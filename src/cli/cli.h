@@ -4,15 +4,22 @@
 #define NUMASIM_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
 
 #include "scenario/scenario.h"
 
 #define EXIT_INPUT 2
 
+/* An error message on stderr, @prefix then @msg with anything a terminal
+ * would act on escaped (messages quote file contents), then a newline. */
+void cli_error(const char *prefix, const char *msg);
+
+/* This computer's physical memory (UINT64_MAX if unknown). */
+uint64_t host_memory_bytes(void);
+
 /* A built-in scenario's name, or an INI file's path. */
 int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen);
-/* Fail early if --json FILE cannot be written. */
-int check_json_path(const char *path, char *err, size_t errlen);
 
 extern const char ab_usage[];
 int cmd_ab(int argc, char **argv);
@@ -20,6 +27,9 @@ extern const char timeline_usage[];
 int cmd_timeline(int argc, char **argv);   /* src/cli/timeline.c */
 extern const char plot_usage[];
 int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
+/* plot's gnuplot script for @paths (as for 'plot PATHS -o @out') to @f,
+ * without gnuplot: 0, or 2 after a message (the results fuzzer's way in). */
+int plot_script(int nfiles, char **paths, const char *out, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 

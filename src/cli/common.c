@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/escape.h"
 
 /* A name is a built-in scenario unless it is an existing file or looks
  * like a path. */
@@ -17,25 +18,16 @@ int load_scenario(const char *arg, struct scenario *sc, char *err, size_t errlen
 	return scenario_load_file(arg, sc, err, errlen);
 }
 
-/* Fail before a long run, not after it, if the JSON cannot be written. */
-int check_json_path(const char *path, char *err, size_t errlen)
+
+void cli_error(const char *prefix, const char *msg)
 {
-	struct stat st;
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!*path || (!stat(path, &st) && S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen, "--json: '%s' is not a file name", path);
-		return -1;
-	}
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (access(dir, W_OK) != 0) {
-		snprintf(err, errlen, "--json: %s: cannot write in its directory: %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
+	fputs(prefix, stderr);
+	fputs_escaped(msg, stderr);
+	fputc('\n', stderr);
 }
 
+uint64_t host_memory_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}

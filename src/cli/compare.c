@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lib/escape.h"
 #include "report/mmstat.h"
 
 #define MAX_FILES 32
@@ -197,7 +198,7 @@ static void print_header(const struct cmp *c, int lead, int width)
 {
 	printf("%*s", lead, "");
 	for (int i = 0; i < c->nr_cols; i++)
-		printf("%*s", width, c->col[i].head);
+		printf("%*s", width, c->col[i].head); /* escaped by name_columns */
 	printf("\n");
 }
 
@@ -368,6 +369,12 @@ static void name_columns(struct cmp *c)
 	}
 	for (int i = 0; i < c->nr_cols; i++)
 		clash[i] = !heads_unique(c, i);
+	/* headings reach the terminal: file names may hold anything */
+	for (int i = 0; i < c->nr_cols; i++) {
+		char raw[sizeof(c->col[i].head)];
+		memcpy(raw, c->col[i].head, sizeof(raw));
+		term_escape(raw, c->col[i].head, sizeof(c->col[i].head));
+	}
 	/* Pass 0: the file's stem; 1: its path; 2: the stem and the file's
 	 * position (the same file given twice). */
 	for (int pass = 0; pass < 3; pass++) {
@@ -382,10 +389,12 @@ static void name_columns(struct cmp *c)
 				mmstat_file_stem(col->path, name, sizeof(name));
 			if (pass == 2)
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), "#%d", col->file + 1);
+			char shown[200];
+			term_escape(name, shown, sizeof(shown));
 			if (c->kind == MMSTAT_RESULT_AB)
-				snprintf(col->head, sizeof(col->head), "%s:%s", name, col->kernel);
+				snprintf(col->head, sizeof(col->head), "%s:%s", shown, col->kernel);
 			else
-				snprintf(col->head, sizeof(col->head), "%s", name);
+				snprintf(col->head, sizeof(col->head), "%s", shown);
 		}
 		bool again = false;
 		for (int i = 0; i < c->nr_cols; i++)
@@ -458,10 +467,10 @@ static int add_columns(struct cmp *c, int f)
 
 static void print_title(const struct cmp *c)
 {
-	const char *scen = str_of(c->doc[0], "scenario");
+	const char *scen = mmstat_scenario_name(c->doc[0]);
 	bool same = true;
 	for (int f = 1; f < c->nr_files; f++)
-		same &= !strcmp(scen, str_of(c->doc[f], "scenario"));
+		same &= !strcmp(scen, mmstat_scenario_name(c->doc[f]));
 	printf("numasim compare: %s", same ? scen : "(several scenarios)");
 	if (c->kind == MMSTAT_RESULT_RUN) {
 		printf(", %d run%s; samples: one per simulated second (throughput: one per run)\n",
@@ -473,10 +482,22 @@ static void print_title(const struct cmp *c)
 		       (long long)json_integer_value(json_object_get(d, "pairs")),
 		       json_number_value(json_object_get(d, "simulated_seconds")));
 	}
+	/* the resolved scenarios, key by key: the same name may hide a --set */
+	for (int f = 1; f < c->nr_files; f++) {
+		char diff[1024];
+		int n = mmstat_scenario_diff(c->doc[0], c->doc[f], diff, sizeof(diff), false);
+		bool rec0 = json_is_object(json_object_get(c->doc[0], "scenario"));
+		bool recf = json_is_object(json_object_get(c->doc[f], "scenario"));
+		if (n > 0)
+			printf("note: %s ran a different scenario from %s: %s\n", c->path[f], c->path[0], diff);
+		else if (n < 0 && (rec0 || recf))
+			printf("note: %s has no record of its scenario: cannot tell whether it ran the "
+			       "same one as %s\n", rec0 ? c->path[f] : c->path[0], rec0 ? c->path[0] : c->path[f]);
+	}
 	if (!same) {
 		fprintf(stderr, "numasim compare: warning: the inputs are of different scenarios:");
 		for (int f = 0; f < c->nr_files; f++)
-			fprintf(stderr, " %s", str_of(c->doc[f], "scenario"));
+			fprintf(stderr, " %s", mmstat_scenario_name(c->doc[f]));
 		fprintf(stderr, "\n");
 	}
 }
@@ -537,7 +558,7 @@ int cmd_compare(int argc, char **argv)
 		int f = c->nr_files;
 		int kind = mmstat_load_result(argv[i], &c->doc[f], err, sizeof(err));
 		if (!kind) {
-			fprintf(stderr, "numasim compare: %s\n", err);
+			cli_error("numasim compare: ", err);
 			goto out;
 		}
 		c->path[f] = argv[i];

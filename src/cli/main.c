@@ -1,7 +1,7 @@
 /* numasim command line: run, scenarios, kernels, show.
  *
- * Exit status: 0 success, 2 bad input (usage, scenario, option values; no
- * output file is written), 1 internal failure. */
+ * Exit status: 0 success, 2 bad input (usage, scenario, option values, a
+ * trace over its limit; no output file is written), 1 internal failure. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "kernel/variants.h"
+#include "lib/outfile.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "kernel/sim.h"
@@ -26,15 +27,15 @@ static const char usage_text[] =
 	"Simulate Linux NUMA balancing, page migration and TLB shootdowns.\n"
 	"\n"
 	"commands:\n"
-	"  run SCENARIO|FILE [OPTIONS]  run a built-in scenario or an INI file\n"
-	"  ab SCENARIO --kernels A,B    A/B pairs (balancing on vs off): the seed table\n"
-	"  timeline SCENARIO --kernel K the scan/migration race of one pass, as text\n"
-	"  plot RESULT.json... -o FILE  time series and A/B figures with gnuplot\n"
-	"  compare A.json B.json...     mmtests-style comparison of runs\n"
-	"  scenarios                    list the built-in scenarios\n"
-	"  kernels                      list the kernel bases and patches\n"
-	"  show SCENARIO                print a built-in scenario's INI text\n"
-	"  help [COMMAND]               this text, or a command's options\n"
+	"  run SCENARIO|FILE [OPTIONS]   run a built-in scenario or an INI file\n"
+	"  ab SCENARIO --kernels A,B     A/B pairs (balancing on vs off): the seed table\n"
+	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
+	"  plot RESULT.json... -o FILE   time series and A/B figures with gnuplot\n"
+	"  compare A.json B.json...      mmtests-style comparison of runs\n"
+	"  scenarios                     list the built-in scenarios\n"
+	"  kernels                       list the kernel bases and patches\n"
+	"  show SCENARIO                 print a built-in scenario's INI text\n"
+	"  help [COMMAND]                this text, or a command's options\n"
 	"\n"
 	"  --help, --version\n"
 	"\n"
@@ -61,14 +62,20 @@ static const char run_usage[] =
 	"                      (default: the whole run; either side may be empty)\n"
 	"  --trace-events LIST comma-separated event names, 'kernel' (the kernel's\n"
 	"                      tracepoints) or 'all' (default)\n"
-	"  --trace-max-mb N    refuse to write a trace over N MiB, text + JSON\n"
-	"                      (default 2048; the buffer holds N MiB / 128 events, at\n"
-	"                      most 20 million)\n"
-	"  -q, --quiet         no progress line\n"
+	"  --trace-max-mb N    stop the run, and write nothing, once the trace passes\n"
+	"                      N MiB of text + JSON (default 2048; the buffer holds\n"
+	"                      N MiB / 128 events, at most 20 million)\n"
+	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
+	"                      seconds and at the end, as a debug build always does\n"
+	"                      (docs/model.md, \"Invariants\"); a violation stops the run\n"
+	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 done, 2 bad input (nothing written) or a trace over the size\n"
-	"limit (the report is written, the trace is not), 1 internal failure.\n";
+	"Outputs are written to a temporary and renamed into place (an interrupted\n"
+	"run leaves none); two outputs may not name one file.\n"
+	"\n"
+	"Exit status: 0 done, 2 bad input or a trace over its size limit (nothing\n"
+	"written either way), 1 internal failure.\n";
 
 static const char scenarios_usage[] =
 	"usage: numasim scenarios\n\nList the built-in scenarios.\n";
@@ -129,13 +136,14 @@ struct run_args {
 	const char *scenario;
 	const char *json;
 	bool quiet;
+	bool check;
 	struct override *ov;
 	int nr_ov;
 	struct trace_opts trace;
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB };
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -156,6 +164,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "trace-window", required_argument, NULL, OPT_TRACE_WINDOW },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
 		{ "trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -166,6 +175,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		switch (c) {
 		case 'h': fputs(run_usage, stdout); exit(0);
 		case 'q': a->quiet = true; break;
+		case OPT_CHECK: a->check = true; break;
 		case OPT_JSON: a->json = optarg; break;
 		case OPT_KERNEL: add_override(a, "--kernel", "kernel.name", optarg); break;
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
@@ -200,17 +210,56 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 	return 0;
 }
 
+/* Two outputs, or an output and the scenario file, must not be one file:
+ * '--json t.json --trace t' once wrote the trace over the report. */
+static int check_collisions(const struct run_args *a, const struct scenario *sc, char *err,
+			    size_t errlen)
+{
+	char tj[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8];
+	const char *name[4], *path[4];
+	int n = 0;
+	if (a->json) {
+		name[n] = "--json";
+		path[n++] = a->json;
+	}
+	if (a->trace.path) {
+		snprintf(tj, sizeof(tj), "%s.json", a->trace.base);
+		snprintf(tt, sizeof(tt), "%s.txt", a->trace.base);
+		name[n] = "--trace";
+		path[n++] = tj;
+		name[n] = "--trace";
+		path[n++] = tt;
+	}
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++)
+			if (outfile_same(path[i], path[j])) {
+				snprintf(err, errlen, "%s %s and %s %s name the same file: give them "
+					 "different names", name[j], path[j], name[i], path[i]);
+				return -1;
+			}
+		if (strncmp(sc->source, "builtin:", 8) && outfile_same(path[i], sc->source)) {
+			snprintf(err, errlen, "%s %s is the scenario file being run: give the output "
+				 "another name", name[i], path[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Read the scenario and the options into @sc and @s.  0 or -1 with @err. */
 static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char *err,
 		   size_t errlen)
 {
 	if (load_scenario(a->scenario, sc, err, errlen) || apply_overrides(a, sc, err, errlen))
 		return -1;
-	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
+	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen) ||
+	    scenario_check_host(sc, host_memory_bytes(), err, errlen))
 		return -1;
-	if (a->json && check_json_path(a->json, err, errlen))
+	if (a->json && outfile_check("--json", a->json, err, errlen))
 		return -1;
-	return trace_opts_check(&a->trace, s->duration_ns, err, errlen);
+	if (trace_opts_check(&a->trace, s->duration_ns, err, errlen))
+		return -1;
+	return check_collisions(a, sc, err, errlen);
 }
 
 static double now_s(void)
@@ -220,19 +269,30 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run @s, print the report, write the JSON and the trace.  Returns the exit
- * status. */
+/* Run @s; if its trace fits, print the report and write the JSON and the
+ * trace, all committed together.  Returns the exit status. */
 static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		   const struct trace_opts *trace)
 {
-	char err[1024];
-	int rc = 0;
+	char err[9000];
+	int rc = 0, nr = 0;
+	struct outfile out[3];
+	struct trace_output *tr = NULL;
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
-		fprintf(stderr, "numasim: %s\n", err);
+		cli_error("numasim: ", err);
+		sim_free(s);
 		return 1;
 	}
 	sim_run(s);
+	if (mm_debug_enabled(s, &s->debug) && s->progress_out)
+		fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",
+			(unsigned long long)s->debug.checks);
+	rc = trace_finish_run(s, trace, sc->name, stderr, &tr);
+	if (rc) {
+		sim_free(s);
+		return rc; /* over the trace's limit: nothing written */
+	}
 	report_text(s, sc, stdout);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "numasim: cannot write the report to stdout\n");
@@ -240,15 +300,32 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	}
 	if (json) {
 		json_t *j = report_json(s, sc);
-		if (!j || report_write_json(j, json, err, sizeof(err))) {
+		if (!j || report_open_json(j, "--json", json, &out[nr], err, sizeof(err))) {
 			fprintf(stderr, "numasim: %s\n", j ? err : "cannot build the JSON report");
 			rc = 1;
+		} else {
+			nr++;
 		}
 		json_decref(j);
 	}
-	int trc = trace_write_run(s, trace, sc->name, stderr);
-	if (trc && !rc)
-		rc = trc;
+	if (tr && !rc) {
+		if (trace_output_write(tr, &out[nr], err, sizeof(err))) {
+			cli_error("numasim: ", err);
+			rc = 1;
+		} else {
+			nr += 2;
+		}
+	}
+	if (rc) {
+		for (int i = 0; i < nr; i++)
+			outfile_discard(&out[i]);
+	} else if (nr && outfile_commit_group(out, nr, err, sizeof(err))) {
+		cli_error("numasim: ", err);
+		rc = 1;
+	} else if (tr) {
+		trace_output_report(tr, stderr);
+	}
+	trace_output_free(tr);
 	sim_free(s);
 	return rc;
 }
@@ -262,14 +339,16 @@ static int cmd_run(int argc, char **argv)
 	struct sim *s = malloc(sizeof(*s));
 	int rc = a.ov && sc && s ? parse_run_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		cli_error("", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {
 		s->progress = isatty(STDERR_FILENO) && !a.quiet;
-		s->progress_out = stderr;
+		s->progress_out = a.quiet ? NULL : stderr;
+		s->debug.on = a.check;
 		rc = execute(s, sc, a.json, &a.trace);
-		fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
+		if (!a.quiet)
+			fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
 	}
 	free(a.ov);
 	free(sc);

@@ -7,9 +7,9 @@
  * the mean over the pairs and the error bar their min-max.
  *
  * gnuplot runs as a child (popen) and reads the script, data included as
- * datablocks, on its standard input.  It writes a temporary file next to
- * the output, renamed into place only when gnuplot succeeded, so a failed
- * plot never leaves a partial or stale-looking file. */
+ * datablocks, on its standard input.  It writes the output's temporary
+ * (lib/outfile.h), renamed into place only when gnuplot succeeded, so a
+ * failed plot never leaves a partial or stale-looking file. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/outfile.h"
 #include "report/mmstat.h"
 
 #define EXIT_NO_GNUPLOT 3
@@ -70,6 +71,17 @@ struct plot {
 
 /* ---- helpers -------------------------------------------------------------- */
 
+/* Strings reach gnuplot only as data: printable ASCII, anything else a
+ * '?'.  A line end (or a carriage return) inside a string would end the
+ * command or the datablock ("EOD") and let the rest run as gnuplot script,
+ * system() included; result files are validated on loading
+ * (mmstat_load_result), and this keeps labels and titles safe whatever
+ * their source (file names, --title). */
+static int gp_char(int c)
+{
+	return c >= 0x20 && c < 0x7f ? c : '?';
+}
+
 /* A gnuplot single-quoted string: a quote is written twice. */
 static void put_gp_string(FILE *f, const char *s)
 {
@@ -77,8 +89,7 @@ static void put_gp_string(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputc('\'', f);
-		if (*s != '\n')
-			fputc(*s, f);
+		fputc(gp_char((unsigned char)*s), f);
 	}
 	fputc('\'', f);
 }
@@ -88,7 +99,7 @@ static void put_data_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : *s, f);
+		fputc(*s == '"' ? '\'' : gp_char((unsigned char)*s), f);
 	fputc('"', f);
 }
 
@@ -136,6 +147,25 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n > m && !strcasecmp(s + n - m, suffix);
+}
+
+/* Results whose recorded scenarios differ (beyond kernel and seed): say so
+ * on stderr, and in the title. */
+static void scenario_note(const struct plot *p, char *title, size_t len)
+{
+	char keys[512] = "", diff[1024];
+	for (int i = 1; i < p->nr_files; i++) {
+		if (mmstat_scenario_diff(p->doc[0], p->doc[i], diff, sizeof(diff), false) <= 0)
+			continue;
+		fprintf(stderr, "numasim plot: note: %s ran a different scenario from %s: %s\n",
+			p->path[i], p->path[0], diff);
+		if (!keys[0])
+			mmstat_scenario_diff(p->doc[0], p->doc[i], keys, sizeof(keys), true);
+	}
+	if (keys[0]) {
+		size_t n = strlen(title);
+		snprintf(title + n, len - n, " (scenarios differ: %.120s)", keys);
+	}
 }
 
 /* ---- the run plot ---------------------------------------------------------- */
@@ -295,12 +325,13 @@ static void run_script(FILE *f, const struct plot *p)
 	if (p->title) {
 		snprintf(title, sizeof(title), "%s", p->title);
 	} else {
-		const char *scen = str_of(p->doc[0], "scenario");
+		const char *scen = mmstat_scenario_name(p->doc[0]);
 		bool same = true;
 		for (int i = 1; i < p->nr_files; i++)
-			same &= !strcmp(scen, str_of(p->doc[i], "scenario"));
+			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
 		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per simulated second",
 			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
+		scenario_note(p, title, sizeof(title));
 	}
 	fprintf(f, "set multiplot layout 4,1 title ");
 	put_gp_string(f, title);
@@ -401,8 +432,9 @@ static int ab_script(FILE *f, const struct plot *p)
 		const json_t *d = p->doc[0];
 		snprintf(title, sizeof(title),
 			 "numasim ab: %s, %lld pairs of %g s per kernel (bar: mean, error bar: min-max over the pairs)",
-			 str_of(d, "scenario"), (long long)json_integer_value(json_object_get(d, "pairs")),
+			 mmstat_scenario_name(d), (long long)json_integer_value(json_object_get(d, "pairs")),
 			 json_number_value(json_object_get(d, "simulated_seconds")));
+		scenario_note(p, title, sizeof(title));
 	}
 	fprintf(f, "set multiplot layout 1,%d title ", (int)NR_AB_PANELS);
 	put_gp_string(f, title);
@@ -476,8 +508,10 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
 			p->kind == MMSTAT_RESULT_RUN ? 1100 : 1500, p->kind == MMSTAT_RESULT_RUN ? 1300 : 600);
 	}
-	fprintf(f, "set output ");
-	put_gp_string(f, tmp);
+	fprintf(f, "set output '");
+	for (const char *c = tmp; *c; c++) /* no control characters: check_output */
+		fprintf(f, *c == '\'' ? "''" : "%c", *c);
+	fputc('\'', f);
 	fprintf(f, "\n");
 	if (p->kind == MMSTAT_RESULT_RUN)
 		run_script(f, p);
@@ -511,26 +545,20 @@ static char *sh_quote(const char *s)
 
 static int run_gnuplot(const struct plot *p, const char *gnuplot)
 {
-	char dir[4096], tmp[4200];
-	const char *slash = strrchr(p->out, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == p->out ? 1 : (int)(slash - p->out), p->out);
-	snprintf(tmp, sizeof(tmp), "%s/.numasim-plot.XXXXXX", dir);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "numasim plot: %s: cannot create a file there: %s\n", dir, strerror(errno));
+	char err[9000];
+	struct outfile out;
+	if (outfile_open(&out, "-o", p->out, err, sizeof(err))) {
+		cli_error("numasim plot: ", err);
 		return EXIT_INPUT;
 	}
-	close(fd);
+	outfile_release(&out); /* gnuplot writes the temporary */
 
 	char *q = sh_quote(gnuplot);
 	size_t len = q ? strlen(q) + 16 : 0;
 	char *cmd = q ? malloc(len) : NULL;
 	if (!cmd) {
 		free(q);
-		unlink(tmp);
+		outfile_discard(&out);
 		fprintf(stderr, "numasim plot: out of memory\n");
 		return 1;
 	}
@@ -543,11 +571,11 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	free(cmd);
 	if (!f) {
 		signal(SIGPIPE, old);
-		unlink(tmp);
+		outfile_discard(&out);
 		fprintf(stderr, "numasim plot: cannot run gnuplot: %s\n", strerror(errno));
 		return 1;
 	}
-	write_script(f, p, tmp);
+	write_script(f, p, out.tmp);
 	int status = pclose(f);
 	signal(SIGPIPE, old);
 
@@ -561,41 +589,74 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	} else if (WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "numasim plot: gnuplot failed (exit status %d)\n", WEXITSTATUS(status));
 		rc = 1;
-	} else if (stat(tmp, &st) || st.st_size == 0) {
+	} else if (lstat(out.tmp, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "numasim plot: gnuplot wrote nothing\n");
 		rc = 1;
-	} else if (chmod(tmp, 0644) || rename(tmp, p->out)) {
-		fprintf(stderr, "numasim plot: %s: %s\n", p->out, strerror(errno));
+	} else if (outfile_commit(&out, err, sizeof(err))) {
+		cli_error("numasim plot: ", err);
 		rc = 1;
 	}
 	if (rc)
-		unlink(tmp);
+		outfile_discard(&out);
 	return rc;
 }
 
 /* ---- the command ------------------------------------------------------------ */
 
+static int load_inputs(struct plot *p, int n, char **paths)
+{
+	for (int i = 0; i < n; i++) {
+		char err[1024];
+		int kind = mmstat_load_result(paths[i], &p->doc[p->nr_files], err, sizeof(err));
+		if (!kind) {
+			cli_error("numasim plot: ", err);
+			return -1;
+		}
+		p->path[p->nr_files++] = paths[i];
+		if (p->kind && kind != p->kind) {
+			fprintf(stderr,
+				"numasim plot: cannot mix run and ab results in one plot (%s is a%s result, %s a%s one)\n",
+				p->path[0], p->kind == MMSTAT_RESULT_RUN ? " run" : "n ab", paths[i],
+				kind == MMSTAT_RESULT_RUN ? " run" : "n ab");
+			return -1;
+		}
+		p->kind = kind;
+	}
+	return 0;
+}
+
+int plot_script(int nfiles, char **paths, const char *out, FILE *f)
+{
+	struct plot p = { .out = out };
+	int rc = EXIT_INPUT;
+	if (nfiles < 1 || nfiles > MAX_FILES)
+		return EXIT_INPUT;
+	p.png = ends_with(out, ".png");
+	if (!load_inputs(&p, nfiles, paths)) {
+		write_script(f, &p, "plot.tmp");
+		rc = 0;
+	}
+	for (int i = 0; i < p.nr_files; i++)
+		json_decref(p.doc[i]);
+	return rc;
+}
+
 static int check_output(const struct plot *p)
 {
-	struct stat st;
-	if (!stat(p->out, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "numasim plot: -o %s: is a directory\n", p->out);
+	char err[9000];
+	if (outfile_check("-o", p->out, err, sizeof(err))) {
+		cli_error("numasim plot: ", err);
 		return -1;
 	}
+	for (const unsigned char *c = (const unsigned char *)p->out; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			fprintf(stderr, "numasim plot: -o: the file name has a control character (0x%02x)\n",
+				*c);
+			return -1;
+		}
 	if (!ends_with(p->out, ".svg") && !ends_with(p->out, ".png")) {
 		fprintf(stderr, "numasim plot: -o %s: unknown image type (use FILE.svg or FILE.png)\n",
 			p->out);
-		return -1;
-	}
-	char dir[4096];
-	const char *slash = strrchr(p->out, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == p->out ? 1 : (int)(slash - p->out), p->out);
-	if (access(dir, W_OK) != 0) {
-		fprintf(stderr, "numasim plot: -o %s: cannot write in its directory: %s\n", p->out,
-			strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -654,23 +715,8 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	p.png = ends_with(p.out, ".png");
 
-	for (int i = optind; i < argc; i++) {
-		char err[1024];
-		int kind = mmstat_load_result(argv[i], &p.doc[p.nr_files], err, sizeof(err));
-		if (!kind) {
-			fprintf(stderr, "numasim plot: %s\n", err);
-			goto out;
-		}
-		p.path[p.nr_files++] = argv[i];
-		if (p.kind && kind != p.kind) {
-			fprintf(stderr,
-				"numasim plot: cannot mix run and ab results in one plot (%s is a%s result, %s a%s one)\n",
-				p.path[0], p.kind == MMSTAT_RESULT_RUN ? " run" : "n ab", argv[i],
-				kind == MMSTAT_RESULT_RUN ? " run" : "n ab");
-			goto out;
-		}
-		p.kind = kind;
-	}
+	if (load_inputs(&p, argc - optind, argv + optind))
+		goto out;
 
 	char *gnuplot = find_gnuplot();
 	if (!gnuplot) {

@@ -1,6 +1,7 @@
 /* numasim timeline: one NUMA scan pass and the workload's hint-fault
- * migrations around it, as a two-column text interleaving (BRIEF section 1,
- * "The timeline").  The scenario runs for a short time with the trace on
+ * migrations around it, as a two-column text interleaving (as the cover
+ * letter of "mm/migrate: don't batch the TLB flush when there is nothing to
+ * batch" draws it).  The scenario runs for a short time with the trace on
  * (every event but the receivers' tlb_flush and the migrate:* tracepoints);
  * the pass is the first one after the run's first pass that a hint-fault
  * migration overlapped (or the N-th, --pass N).
@@ -21,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/strnum.h"
 #include "linux/mm_types.h"
 #include "scenario/scenario.h"
 #include "kernel/sim.h"
@@ -46,6 +49,7 @@ const char timeline_usage[] =
 	"  --duration S        simulated seconds to run (default 12, or the\n"
 	"                      scenario's duration if shorter)\n"
 	"  --pass N            the N-th such pass instead of the first\n"
+	"  -q, --quiet         no progress line\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 done, 2 bad input, 1 failure or no such pass in the run\n"
@@ -65,6 +69,7 @@ struct tl_args {
 	int nr;
 	const char *duration;
 	long pass;
+	bool quiet;
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_DURATION, OPT_PASS };
@@ -77,29 +82,33 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "pass", required_argument, NULL, OPT_PASS },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		char *end;
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		long long pass;
 		switch (c) {
 		case 'h':
 			fputs(timeline_usage, stdout);
 			exit(0);
+		case 'q':
+			a->quiet = true;
+			break;
 		case OPT_KERNEL: a->opt[a->nr] = "--kernel"; a->val[a->nr++] = optarg; break;
 		case OPT_SEED: a->opt[a->nr] = "--seed"; a->val[a->nr++] = optarg; break;
 		case OPT_SET: a->opt[a->nr] = "--set"; a->val[a->nr++] = optarg; break;
 		case OPT_DURATION: a->duration = optarg; break;
 		case OPT_PASS:
-			a->pass = strtol(optarg, &end, 10);
-			if (end == optarg || *end || a->pass < 1 || a->pass > 1000000) {
+			if (strnum_ll(optarg, &pass) || pass < 1 || pass > 1000000) {
 				fprintf(stderr, "numasim timeline: --pass: '%s' is not a number >= 1\n",
 					optarg);
 				return EXIT_INPUT;
 			}
+			a->pass = (long)pass;
 			break;
 		case ':':
 			fprintf(stderr, "numasim timeline: option '%s' needs a value\n"
@@ -145,7 +154,8 @@ static int prepare(const struct tl_args *a, struct scenario *sc, struct sim *s, 
 	}
 	if (scenario_set_option(sc, "--duration", "run.duration_s", d, err, errlen))
 		return -1;
-	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen))
+	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen) ||
+	    scenario_check_host(sc, host_memory_bytes(), err, errlen))
 		return -1;
 	return 0;
 }
@@ -882,12 +892,12 @@ int cmd_timeline(int argc, char **argv)
 	struct sim *s = calloc(1, sizeof(*s));
 	int rc = a.opt && a.val && sc && s ? parse_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+		cli_error("", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {
 		if (sim_init(s, err, sizeof(err))) {
-			fprintf(stderr, "numasim timeline: %s\n", err);
+			cli_error("numasim timeline: ", err);
 			rc = 1;
 		} else {
 			uint32_t mask = TRACE_ALL & ~((1u << TR_TLB_FLUSH) | (1u << TR_MIGRATE_START) |
@@ -899,6 +909,8 @@ int cmd_timeline(int argc, char **argv)
 				fprintf(stderr, "numasim timeline: out of memory\n");
 				rc = 1;
 			} else {
+				s->progress = !a.quiet && isatty(STDERR_FILENO);
+				s->progress_out = stderr;
 				sim_run(s);
 				if (s->e.trace->dropped)
 					fprintf(stderr, "numasim timeline: warning: %llu trace events "

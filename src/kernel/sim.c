@@ -196,7 +196,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (s->w.p.eat_gib > 0 && s->w.p.eat_node >= 0 && s->w.p.eat_node < s->m.nr_nodes) {
 		uint64_t eat = (uint64_t)(s->w.p.eat_gib * (double)(1ull << (30 - PAGE_SHIFT)));
 		uint64_t *free = &s->node_free_pages[s->w.p.eat_node];
-		*free = eat < *free ? *free - eat : 0;
+		s->eaten_pages = eat < *free ? eat : *free;
+		*free -= s->eaten_pages;
 	}
 	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
 	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
@@ -217,7 +218,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns))
 		goto oom;
 	if (workload_build(s, err, errlen))
-		return -1;
+		goto fail;
 	s->table_vma = malloc(sizeof(*s->table_vma) * (s->nr_tables ? s->nr_tables : 1));
 	if (!s->table_vma)
 		goto oom;
@@ -234,6 +235,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
+fail:
+	sim_free(s);
 	return -1;
 }
 
@@ -241,6 +244,9 @@ void sim_free(struct sim *s)
 {
 	if (s->mms)
 		workload_free(s);
+	s->mms = NULL;
+	s->stores = NULL;
+	s->nr_mms = s->nr_stores = 0;
 	for (int i = 0; s->tasks && i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
@@ -260,7 +266,16 @@ void sim_free(struct sim *s)
 	free(s->calls);
 	free(s->task_node_run_ns);
 	timeseries_free(s->ts);
+	s->tasks = NULL;
+	s->cpus = NULL;
+	s->node_free_pages = NULL;
+	s->table_vma = NULL;
+	s->node_run_ns = NULL;
+	s->caller_mm = NULL;
+	s->calls = NULL;
+	s->task_node_run_ns = NULL;
 	s->ts = NULL;
+	s->nr_tasks = 0;
 }
 
 static double wall_seconds(void)
@@ -294,7 +309,8 @@ void sim_start(struct sim *s)
 	sched_start(s);
 	timerq_set(&s->e.q, s->timer_account, ACCOUNT_NS);
 	timerq_set(&s->e.q, s->timer_end, s->duration_ns);
-
+	if (mm_debug_enabled(s, &s->debug))
+		mm_debug_start(s);
 }
 
 int sim_run(struct sim *s)
@@ -302,7 +318,7 @@ int sim_run(struct sim *s)
 	sim_start(s);
 	double started = wall_seconds(), last = started;
 	uint64_t now = 0;
-	while (!timerq_empty(&s->e.q)) {
+	while (!timerq_empty(&s->e.q) && !s->stop) {
 		uint32_t id = timerq_pop(&s->e.q, &now);
 		s->st.events++;
 		if (id == s->timer_end)
@@ -316,6 +332,8 @@ int sim_run(struct sim *s)
 			}
 			timeseries_tick(s, now);
 			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
+			if (mm_debug_enabled(s, &s->debug))
+				mm_debug_tick(s, now);
 			if (s->progress)
 				progress(s, now, started, &last);
 		} else if (id > s->timer_end) {
@@ -331,6 +349,8 @@ int sim_run(struct sim *s)
 			}
 		}
 	}
+	if (mm_debug_enabled(s, &s->debug) && !s->stop)
+		mm_debug_final(s);
 	if (!s->end_ns)
 		s->end_ns = s->duration_ns;
 	workload_account(s, s->end_ns);

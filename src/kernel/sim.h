@@ -13,6 +13,7 @@
 
 #include "kernel/variants.h"
 #include "linux/mm_types.h"
+#include "linux/mmdebug.h"
 #include "linux/sched.h"
 #include "linux/vm_event.h"
 #include "machine/machine.h"
@@ -47,7 +48,7 @@ struct cpu_state {
 };
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
- * bpftrace scripts measured in BRIEF section 1). */
+ * bpftrace scripts of the patch series measured: docs/calibration.md). */
 struct sim_stats {
 	uint64_t scanner_flushes;         /* full flushes by task_numa_work: its gathers' and ... */
 	uint64_t scanner_flushes_cpr;     /* ... flush_tlb_batched_pending's in change_pte_range */
@@ -101,6 +102,7 @@ struct sim {
 	int nr_stores;
 	uint32_t nr_tables;               /* PTE tables over all VMAs */
 	uint64_t *node_free_pages;        /* per node */
+	uint64_t eaten_pages;             /* held by the memory eater on workload.eat_node */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */
 
 	struct sched_state *sched;        /* runqueues, domains (kernel/sched/sched.h) */
@@ -118,6 +120,8 @@ struct sim {
 	struct mm_struct *caller_mm;      /* the migration calls' process (no memory) */
 	struct call_record *calls;        /* the migration calls made */
 	int nr_calls, max_calls;
+	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
+	bool stop;                        /* end the run at the next event (trace over its limit) */
 };
 
 /* Per simulated second: what the plots draw.  The counter columns are the
@@ -238,12 +242,15 @@ static inline void sim_enter_cpu(struct sim *s, int cpu, uint64_t t0)
 	engine_enter(&s->e, cpu, false, t0);
 }
 
+/* Build the world; on failure (-1, message in @err) whatever was built is
+ * freed and @s can be sim_free()d again or dropped. */
 int sim_init(struct sim *s, char *err, size_t errlen);
 void sim_free(struct sim *s);
 /* Time 0: NUMA-balancing state of every task, the tasks on their CPUs,
  * the run's timers (sim_run does it first; unit tests stop there). */
 void sim_start(struct sim *s);
-/* Run until duration_ns; returns 0. */
+/* Run until duration_ns, the fixed work's end, or until something sets
+ * s->stop; returns 0. */
 int sim_run(struct sim *s);
 
 /* Timer ids: per task (tick, activity, slice touches), then per process

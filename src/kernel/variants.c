@@ -1,6 +1,7 @@
 /* The table of kernel bases and patches (see variants.h). */
 #include "kernel/variants.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,26 +106,54 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
 	strcpy(cfg->name, name);
 	strcpy(buf, name);
 
-	char *save = NULL;
-	char *tok = strtok_r(buf, "+", &save);
+	/* BASE then +PATCH...: every part non-empty ('v7.3+', '+v7.3' and
+	 * 'v7.3++flush-side' are typos, not kernels), no patch twice */
+	char *parts[1 + ARRAY_SIZE(patches) + 1];
+	size_t nr = 0;
+	for (char *p = buf;; p++) {
+		char *plus = strchr(p, '+');
+		if (plus)
+			*plus = '\0';
+		if (!*p) {
+			snprintf(err, errlen, "'%s': %s", name, !nr && !plus ? "an empty kernel name"
+				 : !nr ? "no kernel base before '+'"
+				 : plus ? "an empty patch name between '+' signs"
+				 : "an empty patch name after the last '+'");
+			return -1;
+		}
+		if (nr == ARRAY_SIZE(parts)) {
+			snprintf(err, errlen, "'%s': more patches than there are (see 'numasim kernels')",
+				 name);
+			return -1;
+		}
+		parts[nr++] = p;
+		if (!plus)
+			break;
+		p = plus;
+	}
 	const struct base_def *base = NULL;
-	for (size_t i = 0; tok && i < ARRAY_SIZE(bases); i++)
-		if (!strcmp(tok, bases[i].name))
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
+		if (!strcmp(parts[0], bases[i].name))
 			base = &bases[i];
 	if (!base) {
-		snprintf(err, errlen, "unknown kernel base '%s' (see 'numasim kernels')", tok ? tok : "");
+		snprintf(err, errlen, "unknown kernel base '%s' (see 'numasim kernels')", parts[0]);
 		return -1;
 	}
 	base->apply(cfg);
-	while ((tok = strtok_r(NULL, "+", &save))) {
+	for (size_t t = 1; t < nr; t++) {
 		const struct patch_def *p = NULL;
 		for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
-			if (!strcmp(tok, patches[i].name))
+			if (!strcmp(parts[t], patches[i].name))
 				p = &patches[i];
 		if (!p) {
-			snprintf(err, errlen, "unknown patch '%s' (see 'numasim kernels')", tok);
+			snprintf(err, errlen, "unknown patch '%s' (see 'numasim kernels')", parts[t]);
 			return -1;
 		}
+		for (size_t u = 1; u < t; u++)
+			if (!strcmp(parts[u], parts[t])) {
+				snprintf(err, errlen, "'%s': patch '%s' given twice", name, parts[t]);
+				return -1;
+			}
 		p->apply(cfg);
 	}
 	return 0;
@@ -154,6 +183,14 @@ bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct k
 	return !memcmp(&x, &y, sizeof(x)); /* chars and bools only: no padding */
 }
 
+bool kernel_config_same(const struct kernel_config *a, const struct kernel_config *b)
+{
+	struct kernel_config x = *a, y = *b;
+	memset(x.name, 0, sizeof(x.name));
+	memset(y.name, 0, sizeof(y.name));
+	return !memcmp(&x, &y, sizeof(x));
+}
+
 void kernel_variants_print(void)
 {
 	printf("Bases:\n");
@@ -162,4 +199,34 @@ void kernel_variants_print(void)
 	printf("Patches (append with '+', e.g. v7.3+single-folio-v2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
 		printf("  %-16s %s\n", patches[i].name, patches[i].what);
+}
+
+/* The switches by name, for results to record what a kernel name meant. */
+static const struct {
+	const char *name;
+	size_t off;
+} switches[] = {
+#define SW(f) { #f, offsetof(struct kernel_config, f) }
+	SW(numa_delay_mapping), SW(migrate_batch_flush), SW(ubc_accessible_gate),
+	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
+	SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(weighted_interleave), SW(base_slice_700us),
+	SW(lazy_mm_cpumask), SW(single_folio_v1), SW(single_folio_v2), SW(flush_side), SW(mthp_numa),
+#undef SW
+};
+_Static_assert(sizeof(struct kernel_config) == 96 + ARRAY_SIZE(switches) * sizeof(bool),
+	       "struct kernel_config changed: add the switch to switches[] in variants.c");
+
+int kernel_nr_switches(void)
+{
+	return (int)ARRAY_SIZE(switches);
+}
+
+const char *kernel_switch_name(int i)
+{
+	return switches[i].name;
+}
+
+bool kernel_switch_on(const struct kernel_config *k, int i)
+{
+	return *(const bool *)((const char *)k + switches[i].off);
 }

@@ -37,6 +37,13 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
  * equal once the switches only NUMA balancing reaches are set aside
  * (numasim ab shares one balancing-off run between them). */
 bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b);
+/* Do @a and @b switch the same mechanisms (whatever their names)? */
+bool kernel_config_same(const struct kernel_config *a, const struct kernel_config *b);
+
+/* The mechanisms' switches, by name (the fields of struct kernel_config). */
+int kernel_nr_switches(void);
+const char *kernel_switch_name(int i);
+bool kernel_switch_on(const struct kernel_config *k, int i);
 
 /* Print every base and patch, one line each, to stdout. */
 void kernel_variants_print(void);

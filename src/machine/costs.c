@@ -1,6 +1,6 @@
 /* The seed machine and the cost model's defaults.  Each value names its
- * source (../shared/reference/costs-and-conventions.md, "costs" below) or
- * the reasoning behind it.  docs/model.md and docs/calibration.md discuss
+ * source ("costs 1.x" below: the published figures listed in
+ * docs/calibration.md, "Sources") or the reasoning behind it.  docs/model.md and docs/calibration.md discuss
  * them further; the calibration issue may revise them, for every scenario
  * and kernel at once. */
 #include <stdio.h>
@@ -40,7 +40,9 @@ static void cost_defaults(struct cost_model *c)
 	 * 134 ns cross socket, costs 1.2), queues the csd on the target's
 	 * call_single_queue (an atomic on a line other initiators hit too),
 	 * writes the x2APIC ICR (a serialising WRMSR), and later spins on the
-	 * target's csd lock: ~0.5 us uncontended.  In the storm of BRIEF 1
+	 * target's csd lock: ~0.5 us uncontended.  In the storm the patch series
+	 * "mm/migrate: don't batch the TLB flush when there is nothing to batch"
+	 * measured,
 	 * several initiators work the same targets at once; the published
 	 * scan, 0.7 ms per PTE table with one flush_tlb_mm to 383 CPUs each,
 	 * puts the per-target cost at ~1.7-2 us (the rule-of-thumb band of
@@ -63,7 +65,7 @@ static void cost_defaults(struct cost_model *c)
 	 * ptep_clear_flush at 5-17% of paging-out CPU). */
 	c->tlbi_ns = 30;
 	c->dsb_ns = 1000;
-	/* BRIEF 1: the patched scanner changes 256 MB (65536 PTEs, 128
+	/* The patch series: the patched scanner changes 256 MB (65536 PTEs, 128
 	 * tables) in ~6.7 ms: ~100 ns per PTE (PTE xchg plus a struct folio
 	 * cache miss) and a little per table. */
 	c->pte_update_ns = 95;

@@ -13,6 +13,7 @@
 #include "asm/tlbflush.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
+#include "linux/mmdebug.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
 
@@ -100,6 +101,8 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 
 	for (unsigned long k = 0; k < nr; k++)
 		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
+	VM_BUG_ON_FOLIO(s->node_free_pages[from] + nr > s->m.mem_per_node_mib << (20 - PAGE_SHIFT),
+			folio);
 	s->node_free_pages[from] += nr;
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];

@@ -6,9 +6,15 @@
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
+#include "linux/mmdebug.h"
 
 void inc_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending++; }
-void dec_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending--; }
+
+void dec_tlb_flush_pending(struct mm_struct *mm)
+{
+	VM_BUG_ON_MM(mm->tlb_flush_pending <= 0, mm);
+	mm->tlb_flush_pending--;
+}
 
 static void tlb_reset_range(struct mmu_gather *tlb)
 {

@@ -8,6 +8,7 @@
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
+#include "linux/mmdebug.h"
 
 uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx)
 {
@@ -125,6 +126,8 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 	trace(mm->sim, TR_SET_MIGRATION_PTE, mm->sim->e.cpu, current_pid(mm->sim), sim_now(mm->sim), 0,
 	      (int64_t)addr, entry,
 	      (int64_t)folio_order(page_folio(vma->store, vma_store_idx(vma, addr))), 0);
+	VM_BUG_ON_FOLIO(!vma->store->pg[vma_store_idx(vma, addr)].mapcount,
+			page_folio(vma->store, vma_store_idx(vma, addr)));
 	vma->store->pg[vma_store_idx(vma, addr)].mapcount--;
 }
 
@@ -144,6 +147,7 @@ bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t
 			pte_t v = *ptep;
 			set_pte_at(vma, start + i * PAGE_SIZE, ptep,
 				   PTE_MIGRATION | (v & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+			VM_BUG_ON(!vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount);
 			vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount--;
 		}
 		t->pmd_protnone = false;
@@ -190,6 +194,7 @@ void remove_migration_ptes(struct sim *s, struct folio folio)
 			if ((e & PTE_DIRTY) && folio_test_dirty(folio))
 				pte |= PTE_DIRTY;
 			set_pte_at(vma, a, ptep, pte);
+			VM_BUG_ON_FOLIO(folio.fs->pg[folio.idx + i].mapcount == PAGE_MAPCOUNT_MAX, folio);
 			folio.fs->pg[folio.idx + i].mapcount++;
 			trace(s, TR_REMOVE_MIGRATION_PTE, s->e.cpu, current_pid(s), sim_now(s), 0,
 			      (int64_t)a, pte, (int64_t)folio_order(folio), 0);

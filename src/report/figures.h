@@ -1,4 +1,5 @@
-/* The seed table's figures (BRIEF section 1), computed from a pair of runs
+/* The seed table's figures (the patch series "mm/migrate: don't batch the
+ * TLB flush when there is nothing to batch", docs/calibration.md), computed from a pair of runs
  * that share everything but kernel.numa_balancing ("the same boot").
  *
  * Definitions:

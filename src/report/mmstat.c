@@ -1,10 +1,16 @@
 #include "report/mmstat.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+
+#include "kernel/variants.h"
+#include "lib/escape.h"
+#include "lib/readfile.h"
 
 double mmstat_mean(const double *v, size_t n)
 {
@@ -122,22 +128,87 @@ static bool is_ab(const json_t *o)
 	return true;
 }
 
+/* Result files are small (a day-long run's series are a few MB). */
+#define MAX_RESULT_BYTES (64u << 20)
+
+const char *mmstat_scenario_name(const json_t *doc)
+{
+	const json_t *sc = json_object_get(doc, "scenario");
+	const char *name = json_string_value(json_is_object(sc) ? json_object_get(sc, "name") : sc);
+	return name ? name : "?";
+}
+
+/* A real kernel's name as numaload records it: "linux-" and a release
+ * (uname -r: letters, digits, '.', '-', '+', '_'). */
+static bool real_kernel_name(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n <= 6 || n >= 96 || strncmp(name, "linux-", 6))
+		return false;
+	for (size_t i = 6; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr(".-+_", name[i]))
+			return false;
+	return true;
+}
+
+/* What numasim writes, and nothing that could reach gnuplot or a terminal
+ * as anything but a name: kernel names must parse (a real kernel's, in
+ * numaload's results, must be plain), names must be plain. */
+static int check_names(const char *path, const json_t *o, int kind, char *err, size_t errlen)
+{
+	char why[256], shown[160];
+	const json_t *sc = json_object_get(o, "scenario");
+	if (sc && !json_is_string(sc) && !json_is_object(sc)) {
+		snprintf(err, errlen, "%s: not a numasim result: \"scenario\" is neither a name nor an object",
+			 path);
+		return -1;
+	}
+	if (!is_printable_ascii(mmstat_scenario_name(o))) {
+		term_escape(mmstat_scenario_name(o), shown, sizeof(shown));
+		snprintf(err, errlen, "%s: not a numasim result: the scenario name '%s' has "
+			 "characters numasim never writes", path, shown);
+		return -1;
+	}
+	const char *name;
+	const json_t *v;
+	struct kernel_config cfg;
+	if (kind == MMSTAT_RESULT_RUN) {
+		name = json_string_value(json_object_get(o, "kernel"));
+		if (json_is_object(json_object_get(o, "real")) && real_kernel_name(name))
+			return 0;
+		if (kernel_config_parse(name, &cfg, why, sizeof(why)) || strcmp(cfg.name, name)) {
+			term_escape(name, shown, sizeof(shown));
+			snprintf(err, errlen, "%s: not a numasim result: kernel '%s' is not a kernel name",
+				 path, shown);
+			return -1;
+		}
+		return 0;
+	}
+	json_object_foreach((json_t *)json_object_get(o, "kernels"), name, v) {
+		if (strlen(name) >= sizeof(cfg.name) || kernel_config_parse(name, &cfg, why, sizeof(why))) {
+			term_escape(name, shown, sizeof(shown));
+			snprintf(err, errlen, "%s: not a numasim result: kernel '%s' is not a kernel name",
+				 path, shown);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen)
 {
-	struct stat st;
+	char *text;
+	size_t len;
 	*out = NULL;
-	if (stat(path, &st) != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (read_input_file(path, MAX_RESULT_BYTES, &text, &len, err, errlen))
 		return 0;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: is a directory", path);
-		return 0;
-	}
 	json_error_t je;
-	json_t *o = json_load_file(path, 0, &je);
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!o) {
-		snprintf(err, errlen, "%s: not JSON (line %d: %s)", path, je.line, je.text);
+		char shown[200];
+		term_escape(je.text, shown, sizeof(shown));
+		snprintf(err, errlen, "%s: not JSON (line %d: %s)", path, je.line, shown);
 		return 0;
 	}
 	int kind = 0;
@@ -150,6 +221,10 @@ int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen)
 			 "%s: not a numasim result (expected the JSON written by "
 			 "'numasim run --json' or 'numasim ab --json')",
 			 path);
+		json_decref(o);
+		return 0;
+	}
+	if (check_names(path, o, kind, err, errlen)) {
 		json_decref(o);
 		return 0;
 	}
@@ -184,4 +259,68 @@ void mmstat_file_stem(const char *path, char *buf, size_t len)
 	if (n > 5 && !strcmp(base + n - 5, ".json"))
 		n -= 5;
 	snprintf(buf, len, "%.*s", (int)n, base);
+}
+
+/* What a comparison of results varies on purpose: not a difference. */
+static bool diff_skipped(const char *section, const char *key)
+{
+	return !strcmp(section, "kernel") || (!strcmp(section, "run") && !strcmp(key, "seed"));
+}
+
+static void diff_append(char *out, size_t len, size_t *o, const char *section, const char *key,
+			const json_t *va, const json_t *vb, bool keys_only)
+{
+	char sec[80], k[80];
+	term_escape(section, sec, sizeof(sec));
+	term_escape(key, k, sizeof(k));
+	if (*o >= len)
+		return;
+	if (keys_only) {
+		*o += (size_t)snprintf(out + *o, len - *o, "%s%s.%s", *o ? ", " : "", sec, k);
+		return;
+	}
+	char *a = va ? json_dumps(va, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
+	char *b = vb ? json_dumps(vb, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
+	char sa[64], sb[64];
+	term_escape(a ? a : "(none)", sa, sizeof(sa));
+	term_escape(b ? b : "(none)", sb, sizeof(sb));
+	free(a);
+	free(b);
+	*o += (size_t)snprintf(out + *o, len - *o, "%s%s.%s %s vs %s", *o ? ", " : "", sec, k, sa, sb);
+}
+
+int mmstat_scenario_diff(const json_t *a, const json_t *b, char *out, size_t len, bool keys_only)
+{
+	const json_t *sa = json_object_get(a, "scenario"), *sb = json_object_get(b, "scenario");
+	size_t o = 0;
+	int n = 0;
+	out[0] = '\0';
+	if (!json_is_object(sa) || !json_is_object(sb))
+		return -1;
+	const char *section, *key;
+	const json_t *xa, *xb, *va;
+	json_object_foreach((json_t *)sa, section, xa) {
+		if (!json_is_object(xa))
+			continue; /* name, source, overrides */
+		xb = json_object_get(sb, section);
+		json_object_foreach((json_t *)xa, key, va) {
+			const json_t *vb = json_is_object(xb) ? json_object_get(xb, key) : NULL;
+			if (diff_skipped(section, key) || (vb && json_equal(va, vb)))
+				continue;
+			diff_append(out, len, &o, section, key, va, vb, keys_only);
+			n++;
+		}
+	}
+	json_object_foreach((json_t *)sb, section, xb) {
+		if (!json_is_object(xb))
+			continue;
+		xa = json_object_get(sa, section);
+		json_object_foreach((json_t *)xb, key, va) {
+			if (diff_skipped(section, key) || (json_is_object(xa) && json_object_get(xa, key)))
+				continue;
+			diff_append(out, len, &o, section, key, NULL, va, keys_only);
+			n++;
+		}
+	}
+	return n;
 }

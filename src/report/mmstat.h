@@ -55,9 +55,21 @@ enum mmstat_result_kind {
 
 /* Read PATH and tell which kind of numasim result it holds.  Returns the
  * kind and the parsed document in *out (the caller json_decref()s it), or
- * 0 with a message in err if the file is missing, not JSON, or not a
- * numasim run/ab result. */
+ * 0 with a message in err if the file is missing, not a regular file, too
+ * large, not JSON (or with a key twice), or not a numasim run/ab result
+ * (kernel names must be kernel names, names plain text). */
 int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen);
+
+/* A result's scenario name: "scenario" is the name (before the resolved
+ * scenario was recorded) or an object with a "name".  "?" if neither. */
+const char *mmstat_scenario_name(const json_t *doc);
+
+/* How the recorded scenarios of two results differ, apart from the kernel
+ * and the seed (what comparisons vary): "workload.threads 16 vs 8, ..."
+ * (or only the keys, @keys_only) into @out, escaped for a terminal.
+ * Returns how many keys differ, or -1 if a result has no record (written
+ * before numasim recorded its scenario). */
+int mmstat_scenario_diff(const json_t *a, const json_t *b, char *out, size_t len, bool keys_only);
 
 /* The finite numbers of a JSON array, in order (nulls and non-numbers are
  * skipped, as are zeros if skip_zero).  Returns how many were stored, at

@@ -397,12 +397,48 @@ static json_t *json_tasks(const struct sim *s)
 	return a;
 }
 
+json_t *report_scenario_json(const struct scenario *sc, const struct kernel_config *k)
+{
+	json_t *o = json_object(), *ov = json_array();
+	json_object_set_new(o, "name", json_string(sc->name));
+	json_object_set_new(o, "source", json_string(sc->source));
+	for (int i = 0; i < scenario_nr_keys(); i++) {
+		struct scenario_value v;
+		scenario_get(sc, i, &v);
+		json_t *sec = json_object_get(o, v.section);
+		if (!sec) {
+			sec = json_object();
+			json_object_set_new(o, v.section, sec);
+		}
+		json_t *x = v.type == SV_INT ? json_integer(v.i)
+			  : v.type == SV_DOUBLE ? jreal(v.d)
+			  : v.type == SV_BOOL ? json_boolean(v.b)
+			  : json_string(v.s);
+		json_object_set_new(sec, v.name, x);
+	}
+	json_t *ks = json_object_get(o, "kernel");
+	if (k && ks) {
+		json_t *sw = json_object();
+		for (int i = 0; i < kernel_nr_switches(); i++)
+			json_object_set_new(sw, kernel_switch_name(i), json_boolean(kernel_switch_on(k, i)));
+		json_object_set_new(ks, "switches", sw);
+	}
+	for (int i = 0; i < sc->nr_overrides; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "option", json_string(sc->overrides[i].option));
+		json_object_set_new(x, "key", json_string(sc->overrides[i].key));
+		json_object_set_new(x, "value", json_string(sc->overrides[i].value));
+		json_array_append_new(ov, x);
+	}
+	json_object_set_new(o, "overrides", ov);
+	return o;
+}
+
 json_t *report_json(const struct sim *s, const struct scenario *sc)
 {
 	json_t *o = json_object(), *irq = json_object();
 	json_object_set_new(o, "numasim_version", json_string(NUMASIM_VERSION));
-	json_object_set_new(o, "scenario", json_string(sc->name));
-	json_object_set_new(o, "source", json_string(sc->source));
+	json_object_set_new(o, "scenario", report_scenario_json(sc, &s->k));
 	json_object_set_new(o, "kernel", json_string(s->k.name));
 	json_object_set_new(o, "seed", jint(s->seed));
 	json_object_set_new(o, "simulated_seconds", jreal(sim_seconds(s)));
@@ -448,39 +484,28 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	return o;
 }
 
-static int write_all(const char *path, const char *text)
+int report_write_json(json_t *j, const char *what, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	struct outfile o;
+	if (report_open_json(j, what, path, &o, err, errlen))
 		return -1;
-	int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
-	int e = errno;
-	if (fclose(f) != 0 || bad) {
-		if (bad)
-			errno = e;
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&o, err, errlen);
 }
 
-int report_write_json(json_t *j, const char *path, char *err, size_t errlen)
+int report_open_json(json_t *j, const char *what, const char *path, struct outfile *o, char *err,
+		     size_t errlen)
 {
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	size_t n = strlen(path) + sizeof(".tmp");
-	char *tmp = malloc(n);
-	int rc = 0;
-	if (!text || !tmp) {
-		snprintf(err, errlen, "%s: cannot build the JSON report (out of memory?)", path);
+	if (!text) {
+		snprintf(err, errlen, "%s: %s: cannot build the JSON report (out of memory?)", what, path);
+		return -1;
+	}
+	int rc = outfile_open(o, what, path, err, errlen);
+	if (!rc && (fputs(text, o->f) == EOF || fputc('\n', o->f) == EOF)) {
+		snprintf(err, errlen, "%s: cannot write %s: %s", what, path, strerror(errno));
+		outfile_discard(o);
 		rc = -1;
-	} else {
-		snprintf(tmp, n, "%s.tmp", path);
-		if (write_all(tmp, text) || rename(tmp, path)) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			unlink(tmp);
-			rc = -1;
-		}
 	}
 	free(text);
-	free(tmp);
 	return rc;
 }

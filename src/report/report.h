@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "lib/outfile.h"
 #include "scenario/scenario.h"
 #include "kernel/sim.h"
 
@@ -17,7 +18,16 @@ void report_text(const struct sim *s, const struct scenario *sc, FILE *out);
 /* Build the JSON object of a finished run (jansson).  Deterministic: no
  * wall-clock time, keys in a fixed order. */
 json_t *report_json(const struct sim *s, const struct scenario *sc);
-/* Write JSON atomically: FILE.tmp then rename; on error return -1 with message, leaving no file. */
-int report_write_json(json_t *j, const char *path, char *err, size_t errlen);
+/* The resolved scenario: its name and source, every key's value by
+ * section (the kernel with its switches when @k is given), and the
+ * command-line assignments that changed it ("overrides"). */
+json_t *report_scenario_json(const struct scenario *sc, const struct kernel_config *k);
+/* Write @j to @path atomically (lib/outfile.h); @what names the option in
+ * messages.  0, or -1 with a message, leaving no file. */
+int report_write_json(json_t *j, const char *what, const char *path, char *err, size_t errlen);
+/* The same, up to the commit: @o holds the finished temporary, for the
+ * caller to commit with other files (outfile_commit_group) or discard. */
+int report_open_json(json_t *j, const char *what, const char *path, struct outfile *o, char *err,
+		     size_t errlen);
 
 #endif

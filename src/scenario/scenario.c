@@ -20,9 +20,14 @@
 
 #include "kernel/sched/topology.h"
 #include "workload/access.h"
+#include "lib/readfile.h"
+#include "lib/strnum.h"
 #include "linux/cpumask.h"
+#include "linux/migrate.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* The cost model's fields, each a [costs] key of the same name. */
 #define COST_FIELDS(X)                                                     \
@@ -79,6 +84,14 @@ struct key_def {
 	bool min_open;       /* min itself is not allowed */
 };
 
+/* A store page is mapped at most once per process: the page mapcount must
+ * hold one mapping per process (linux/mm_types.h). */
+#define MAX_PROCESSES 4096
+_Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount is too narrow");
+
+#define MIN_DURATION_S 0.001
+#define MAX_DURATION_S 86400
+
 #define OFF(field) offsetof(struct scenario, field)
 #define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false }
 #define COST_DEF(f) \
@@ -120,7 +133,7 @@ static const struct key_def keys[NR_KEYS] = {
 			  OFF(t.scan_size_mb), 1, 1 << 24, false },
 	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
 			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false },
-	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, 4096, false },
+	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, MAX_PROCESSES, false },
 	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false },
 	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true },
 	FRACTION(PRIVATE_FRACTION, private_fraction),
@@ -155,8 +168,10 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
 	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
-	/* 1e9 s keeps duration_ns within uint64_t */
-	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), 0, 1e9, true },
+	/* 1 ms to a day: below, nothing happens (not even a tick at the
+	 * default hz); above, the per-second series alone grow past what a
+	 * run can use (1e9 s reserved 37 GiB) */
+	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), MIN_DURATION_S, MAX_DURATION_S, false },
 	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false },
 };
 
@@ -209,24 +224,12 @@ static void *field(struct scenario *sc, int k)
 
 static int parse_ll(const char *v, long long *out)
 {
-	char *end;
-	errno = 0;
-	long long x = strtoll(v, &end, 10);
-	if (!*v || *end || errno)
-		return -1;
-	*out = x;
-	return 0;
+	return strnum_ll(v, out);
 }
 
 static int parse_double(const char *v, double *out)
 {
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(x))
-		return -1;
-	*out = x;
-	return 0;
+	return strnum_double(v, out);
 }
 
 static int check_range(int k, double x, const char *v, char *why, size_t len)
@@ -275,7 +278,7 @@ static int assign_number(struct scenario *sc, int k, const char *v, char *why, s
 	case KT_INT:
 	case KT_UINT:
 		if (parse_ll(v, &i)) {
-			snprintf(why, len, "'%s' is not an integer", v);
+			snprintf(why, len, "'%s' is not an integer (decimal digits)", v);
 			return -1;
 		}
 		if (check_range(k, (double)i, v, why, len))
@@ -287,7 +290,7 @@ static int assign_number(struct scenario *sc, int k, const char *v, char *why, s
 		return 0;
 	default:
 		if (parse_double(v, &d)) {
-			snprintf(why, len, "'%s' is not a number", v);
+			snprintf(why, len, "'%s' is not a decimal number", v);
 			return -1;
 		}
 		if (check_range(k, d, v, why, len))
@@ -307,10 +310,8 @@ static int assign_number(struct scenario *sc, int k, const char *v, char *why, s
 
 static int assign_seed(struct scenario *sc, int k, const char *v, char *why, size_t len)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (!*v || *end || errno || *v == '-' || *v == '+' || x > (unsigned long long)INT64_MAX) {
+	unsigned long long x;
+	if (strnum_ull(v, (unsigned long long)INT64_MAX, &x)) {
 		snprintf(why, len, "'%s' is not an integer from 0 to %lld", v, (long long)INT64_MAX);
 		return -1;
 	}
@@ -372,6 +373,22 @@ bad:
 
 /* A first-touch policy: NAME, or NAME:NODES for bind, preferred (one
  * node), interleave, weighted (NODE=WEIGHT,...). */
+/* A policy as the scenario file writes it (parse_first_touch's inverse). */
+static void first_touch_policy_text(const struct first_touch_policy *pol, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", first_touch_names[pol->mode]);
+	char sep = ':';
+	for (int node = 0; node < 64 && n < len; node++) {
+		if (!((pol->nodes >> node) & 1))
+			continue;
+		if (pol->mode == FT_WEIGHTED)
+			n += (size_t)snprintf(buf + n, len - n, "%c%d=%u", sep, node, pol->weight[node]);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%c%d", sep, node);
+		sep = ',';
+	}
+}
+
 static int parse_first_touch(const char *v, struct first_touch_policy *pol, char *why,
 			     size_t len)
 {
@@ -483,6 +500,7 @@ struct parser {
 	size_t pos;
 	int line;             /* line most recently handed to inih */
 	bool section_bad;     /* in an unknown section, already reported */
+	bool seen[ARRAY_SIZE(sections)]; /* the file's sections */
 	char *err;
 	size_t errlen;
 	int err_line;         /* 0: no error yet */
@@ -512,9 +530,18 @@ static void check_section_header(struct parser *p, const char *line)
 		return; /* not a header, or a malformed one that inih reports */
 	char name[128];
 	snprintf(name, sizeof(name), "%.*s", (int)(end - line - 1), line + 1);
+	/* after the ']' only blanks or a comment: '[workload] junk' is no header */
+	const char *rest = end + 1 + strspn(end + 1, " \t\r\n");
+	if (*rest && *rest != '#' && *rest != ';') {
+		p->section_bad = true;
+		perr(p, name, "unexpected text after the section header: '%.*s'",
+		     (int)strcspn(rest, "\r\n") < 40 ? (int)strcspn(rest, "\r\n") : 40, rest);
+		return;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
 		if (!strcmp(name, sections[i])) {
 			p->section_bad = false;
+			p->seen[i] = true;
 			return;
 		}
 	p->section_bad = true;
@@ -575,6 +602,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		     section, known);
 		return 0;
 	}
+	if (p->sc->origin[k].line > 0) {
+		perr(p, key_display(k, shown, sizeof(shown)), "set twice (first at line %d): a "
+		     "scenario gives each key once", p->sc->origin[k].line);
+		return 0;
+	}
 	if (assign(p->sc, k, value, why, sizeof(why))) {
 		perr(p, key_display(k, shown, sizeof(shown)), "%s", why);
 		return 0;
@@ -596,7 +628,20 @@ static int load_text(struct scenario *sc, const char *text, char *err, size_t er
 		snprintf(err, errlen, "%s:%d: expected '[section]' or 'key = value'", sc->source, rc);
 		return -1;
 	}
-	return p.err_line ? -1 : 0;
+	if (p.err_line)
+		return -1;
+	/* an empty or comment-only file would silently be the 384-CPU default */
+	static const char *const needed[] = { "machine", "workload" };
+	for (size_t n = 0; n < ARRAY_SIZE(needed); n++)
+		for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
+			if (!strcmp(sections[i], needed[n]) && !p.seen[i]) {
+				snprintf(err, errlen, "%s: no [%s] section: a scenario file names its "
+					 "machine and its workload (an empty section takes the defaults; "
+					 "'numasim show small' prints a complete file)", sc->source,
+					 needed[n]);
+				return -1;
+			}
+	return 0;
 }
 
 int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size_t errlen)
@@ -614,52 +659,61 @@ int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size
 	return load_text(sc, text, err, errlen);
 }
 
-/* Read a whole file; NULL with errno set on failure. */
-static char *read_file(const char *path)
+/* A scenario file is short text: no NUL (which would end it early, the
+ * error then naming the wrong key) and no control characters but tabs and
+ * line ends. */
+#define MAX_SCENARIO_BYTES (1u << 20)
+
+static int check_text(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	while (buf) {
-		len += fread(buf + len, 1, cap - len - 1, f);
-		if (ferror(f) || feof(f))
-			break;
-		cap *= 2;
-		char *nb = realloc(buf, cap);
-		if (!nb)
-			free(buf);
-		buf = nb;
+	int line = 1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n')
+			line++;
+		else if (!c || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+			snprintf(err, errlen, "%s:%d: %s byte 0x%02x: a scenario file is text", path, line,
+				 c ? "a control" : "a NUL", c);
+			return -1;
+		}
 	}
-	int e = buf && ferror(f) ? errno : 0;
-	fclose(f);
-	if (!buf || e) {
-		free(buf);
-		errno = e ? e : ENOMEM;
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
+	return 0;
 }
 
 int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
-	char *text = read_file(path);
-	if (!text) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	char *text;
+	size_t len;
+	if (read_input_file(path, MAX_SCENARIO_BYTES, &text, &len, err, errlen))
+		return -1;
+	int rc = scenario_load_text(path, text, len, sc, err, errlen);
+	free(text);
+	return rc;
+}
+
+int scenario_load_text(const char *path, const char *text, size_t len, struct scenario *sc,
+		       char *err, size_t errlen)
+{
+	if (len > MAX_SCENARIO_BYTES) {
+		snprintf(err, errlen, "%s: more than the %u bytes a scenario file can have", path,
+			 MAX_SCENARIO_BYTES);
 		return -1;
 	}
+	if (check_text(path, text, len, err, errlen))
+		return -1;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t n = strlen(base);
 	if (n > 4 && !strcmp(base + n - 4, ".ini"))
 		n -= 4;
 	char name[64];
 	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), base);
+	/* the name goes into reports, traces and plots: keep it plain */
+	for (char *c = name; *c; c++)
+		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') && !(*c >= '0' && *c <= '9') &&
+		    !strchr("._+-", *c))
+			*c = '_';
 	scenario_defaults(sc, name, path);
-	int rc = load_text(sc, text, err, errlen);
-	free(text);
-	return rc;
+	return load_text(sc, text, err, errlen);
 }
 
 /* ---- command-line overrides --------------------------------------------- */
@@ -680,6 +734,18 @@ int scenario_set_option(struct scenario *sc, const char *option, const char *key
 		snprintf(err, errlen, "%s: %s: %s", option, key_display(k, shown, sizeof(shown)), why);
 		return -1;
 	}
+	struct scenario_override *o = &sc->overrides[sc->nr_overrides];
+	if (sc->nr_overrides == SCENARIO_MAX_OVERRIDES || strlen(value) >= sizeof(o->value)) {
+		snprintf(err, errlen, "%s: %s: %s", option, key_display(k, shown, sizeof(shown)),
+			 sc->nr_overrides == SCENARIO_MAX_OVERRIDES
+				 ? "more than " STR(SCENARIO_MAX_OVERRIDES) " options set scenario keys"
+				 : "the value is too long");
+		return -1;
+	}
+	snprintf(o->option, sizeof(o->option), "%s", option);
+	snprintf(o->key, sizeof(o->key), "%s", key_display(k, shown, sizeof(shown)));
+	snprintf(o->value, sizeof(o->value), "%s", value);
+	sc->nr_overrides++;
 	set_origin(sc, k, 0, option);
 	return 0;
 }
@@ -709,6 +775,73 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
 	trim(buf);
 	trim(value);
 	return scenario_set_option(sc, "--set", buf, value, err, errlen);
+}
+
+/* ---- the resolved scenario, key by key ---------------------------------- */
+
+int scenario_nr_keys(void)
+{
+	return NR_KEYS;
+}
+
+void scenario_get(const struct scenario *sc, int k, struct scenario_value *v)
+{
+	const void *f = (const char *)sc + keys[k].off;
+	memset(v, 0, sizeof(*v));
+	v->section = keys[k].section;
+	v->name = keys[k].name;
+	switch (keys[k].type) {
+	case KT_INT:
+		v->type = SV_INT;
+		/* machine.cpus: the topology's count (the key is a cross-check) */
+		v->i = k == K_CPUS ? sc->m.nr_cpus : *(const int *)f;
+		break;
+	case KT_UINT:
+		v->type = SV_INT;
+		v->i = *(const unsigned *)f;
+		break;
+	case KT_SEED:
+		v->type = SV_INT;
+		v->i = (long long)*(const uint64_t *)f;
+		break;
+	case KT_DOUBLE:
+		v->type = SV_DOUBLE;
+		v->d = *(const double *)f;
+		break;
+	case KT_GIB_TO_MIB:
+		v->type = SV_DOUBLE;
+		v->d = (double)*(const uint64_t *)f / 1024;
+		break;
+	case KT_BOOL:
+		v->type = SV_BOOL;
+		v->b = *(const bool *)f;
+		break;
+	case KT_ENGINE:
+		v->type = SV_STRING;
+		v->s = flush_engine_names[*(const enum flush_engine *)f];
+		break;
+	case KT_FIRST_TOUCH:
+		v->type = SV_STRING;
+		first_touch_policy_text((const struct first_touch_policy *)f, v->buf, sizeof(v->buf));
+		v->s = v->buf;
+		break;
+	case KT_BIND:
+		v->type = SV_STRING;
+		v->s = thread_bind_names[*(const enum thread_bind *)f];
+		break;
+	case KT_ACCESS:
+		v->type = SV_STRING;
+		v->s = access_pattern_names[*(const int *)f];
+		break;
+	case KT_MCALL:
+		v->type = SV_STRING;
+		v->s = migrate_syscall_names[*(const int *)f];
+		break;
+	case KT_KERNEL:
+		v->type = SV_STRING;
+		v->s = (const char *)f;
+		break;
+	}
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -768,6 +901,21 @@ int scenario_key_error(const struct scenario *sc, int k, char *err, size_t errle
 	return vfail(sc, k, err, errlen, "%s", msg);
 }
 
+/* Where key @k's value came from: "FILE:12" ("line 12" @in_file), "--set",
+ * "the default". */
+static void origin_text(const struct scenario *sc, int k, bool in_file, char *buf, size_t len)
+{
+	const struct scenario_origin *o = &sc->origin[k];
+	if (o->option)
+		snprintf(buf, len, "%s", o->option);
+	else if (o->line > 0 && in_file)
+		snprintf(buf, len, "line %d", o->line); /* the message starts with FILE: */
+	else if (o->line > 0)
+		snprintf(buf, len, "%.120s:%d", sc->source, o->line);
+	else
+		snprintf(buf, len, "the default");
+}
+
 /* Of several keys that together are wrong, blame the one assigned last (the
  * user's latest change); if none was assigned, the first. */
 static int blame(const struct scenario *sc, const int *ks, int n)
@@ -791,16 +939,31 @@ static int check_topology(struct scenario *sc, char *err, size_t errlen)
 			return vfail(sc, topo_keys[i], err, errlen, "0 leaves the machine with no CPUs");
 	long long nodes = (long long)m->nr_sockets * m->nodes_per_socket;
 	long long cpus = nodes * m->cores_per_node * m->threads_per_core;
-	if (sc->origin[K_CPUS].seq && sc->cpus != cpus)
-		return vfail(sc, K_CPUS, err, errlen, "%d CPUs but the topology allows %lld "
-			     "(sockets x nodes_per_socket x cores_per_node x threads_per_core)",
-			     sc->cpus, cpus);
 	if (nodes > MAX_NUMNODES)
 		return vfail(sc, blame(sc, topo_keys, 2), err, errlen,
 			     "%lld NUMA nodes but at most %d are supported", nodes, MAX_NUMNODES);
 	if (cpus > NR_CPUS_MAX)
 		return vfail(sc, blame(sc, topo_keys, 4), err, errlen,
 			     "%lld CPUs but at most %d are supported", cpus, NR_CPUS_MAX);
+	if (sc->origin[K_CPUS].seq && sc->cpus != cpus) {
+		/* blame the key changed last (a --set of cores_per_node, not the
+		 * file's cpus line), and say where the other values came from */
+		static const int ks[] = { K_CPUS, K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE,
+					  K_THREADS_PER_CORE };
+		char o[5][160];
+		int k = blame(sc, ks, 5);
+		for (int i = 0; i < 5; i++)
+			origin_text(sc, ks[i], sc->origin[k].line > 0, o[i], sizeof(o[i]));
+		if (k == K_CPUS)
+			return vfail(sc, K_CPUS, err, errlen, "%d CPUs but the topology gives %lld: "
+				     "sockets %d (%s) x nodes_per_socket %d (%s) x cores_per_node %d "
+				     "(%s) x threads_per_core %d (%s)", sc->cpus, cpus, m->nr_sockets,
+				     o[1], m->nodes_per_socket, o[2], m->cores_per_node, o[3],
+				     m->threads_per_core, o[4]);
+		return vfail(sc, k, err, errlen, "the topology gives %lld CPUs (sockets x "
+			     "nodes_per_socket x cores_per_node x threads_per_core) but machine.cpus "
+			     "is %d (%s): change both", cpus, sc->cpus, o[0]);
+	}
 	/* the tick must be a whole number of nanoseconds (tick_ns) */
 	if (1000000000 % m->hz)
 		return vfail(sc, K_HZ, err, errlen, "%d does not divide 1000000000", m->hz);
@@ -990,6 +1153,35 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 				     (double)room / PAGES_PER_GIB);
 	}
 	return 0;
+}
+
+uint64_t scenario_model_bytes(const struct scenario *sc)
+{
+	const struct workload_params *w = &sc->w;
+	struct mem_layout l;
+	mem_layout(w, &l);
+	uint64_t procs = (uint64_t)w->processes, tasks = procs * (uint64_t)w->threads;
+	uint64_t store = l.shared * (w->map_shared ? 1 : procs) + l.priv * procs;
+	uint64_t mapped = (l.shared + l.priv) * procs;
+	uint64_t bytes = store * sizeof(struct page_state)            /* the folio stores */
+			 + mapped                                     /* a PTE byte per mapped page */
+			 + mapped / PMD_PAGES * sizeof(struct pte_table) /* PTE tables */
+			 + tasks * (sizeof(struct task_struct) + sizeof(struct migrate_ctx))
+			 + (uint64_t)sc->m.nr_cpus * 4096                 /* cpu_state and masks */
+			 + (uint64_t)(sc->duration_s + 1) * 64;          /* per-second series */
+	return bytes;
+}
+
+int scenario_check_host(const struct scenario *sc, uint64_t host_bytes, char *err, size_t errlen)
+{
+	uint64_t need = scenario_model_bytes(sc);
+	if (need <= host_bytes / 10 * 8)
+		return 0;
+	static const int ks[] = { K_MEMORY, K_PROCESSES, K_THREADS, K_MAP_SHARED };
+	return vfail(sc, blame(sc, ks, 4), err, errlen,
+		     "modelling this workload takes about %.1f GiB of this computer's memory, "
+		     "more than the 80%% of its %.1f GiB that a run may use", (double)need / (1 << 30),
+		     (double)host_bytes / (1 << 30));
 }
 
 int scenario_validate(struct scenario *sc, char *err, size_t errlen)

@@ -8,6 +8,7 @@
 #ifndef NUMASIM_SCENARIO_H
 #define NUMASIM_SCENARIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,8 @@
 
 /* Upper bound on the number of INI keys (checked in scenario.c). */
 #define SCENARIO_MAX_KEYS 80
+/* Command-line assignments a scenario records. */
+#define SCENARIO_MAX_OVERRIDES 64
 
 /* Where a key's current value came from. */
 struct scenario_origin {
@@ -42,10 +45,38 @@ struct scenario {
 
 	struct scenario_origin origin[SCENARIO_MAX_KEYS];
 	unsigned seq;              /* last assignment's sequence number */
+
+	/* The command-line assignments, in order, as given: results record
+	 * them next to the resolved values (report_json). */
+	struct scenario_override {
+		char option[16];   /* "--set", "--kernel", ... */
+		char key[64];      /* as displayed: workload.threads, kernel.numa_balancing */
+		char value[128];
+	} overrides[SCENARIO_MAX_OVERRIDES];
+	int nr_overrides;
 };
+
+/* One resolved key, for recording the scenario (scenario_get). */
+struct scenario_value {
+	const char *section;   /* "machine", "costs", "tunables", ... */
+	const char *name;      /* the key within its section */
+	enum { SV_INT, SV_DOUBLE, SV_BOOL, SV_STRING } type;
+	long long i;
+	double d;
+	bool b;
+	const char *s;         /* a name, or buf */
+	char buf[256];         /* a policy written out: "bind:0,1", "weighted:0=3,1=1" */
+};
+int scenario_nr_keys(void);
+/* Key @k (0 .. scenario_nr_keys() - 1) of the validated @sc. */
+void scenario_get(const struct scenario *sc, int k, struct scenario_value *v);
 
 int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size_t errlen);
 int scenario_load_file(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* The same for a file's @len bytes already in memory (@text[len] must be a
+ * NUL); @path names it in messages. */
+int scenario_load_text(const char *path, const char *text, size_t len, struct scenario *sc,
+		       char *err, size_t errlen);
 /* "--set KEY=VALUE": KEY is a tunable's kernel name (kernel.numa_balancing,
  * numa_balancing.scan_delay_ms, numa_balancing.scan_period_min_ms,
  * numa_balancing.scan_period_max_ms, numa_balancing.scan_size_mb,
@@ -59,6 +90,13 @@ int scenario_set_option(struct scenario *sc, const char *option, const char *key
 /* Cross-field validation (impossible machine, memory, threads vs CPUs); err names FILE:LINE: key.
  * Also derives sc->m.nr_nodes, nr_cpus and the distance table. */
 int scenario_validate(struct scenario *sc, char *err, size_t errlen);
+/* About how much of the host's memory a run of the validated scenario
+ * takes (the per-page arrays dominate). */
+uint64_t scenario_model_bytes(const struct scenario *sc);
+/* Refuse a scenario whose model would not fit in 80% of @host_bytes: it
+ * would fail (or swap) only after its set-up.  0, or -1 with err naming
+ * the key changed last among the workload's size keys. */
+int scenario_check_host(const struct scenario *sc, uint64_t host_bytes, char *err, size_t errlen);
 /* Zero @s, then copy the validated scenario into it (s->m, s->t, s->w.p,
  * s->seed, s->duration_ns, s->k via kernel_config_parse(sc->kernel)). */
 int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t errlen);

@@ -40,8 +40,10 @@ struct trace_buf *trace_new(uint64_t start, uint64_t end, uint32_t mask, size_t 
 
 void trace_free(struct trace_buf *t)
 {
-	if (t)
+	if (t) {
 		free(t->ev);
+		free(t->ctx);
+	}
 	free(t);
 }
 
@@ -67,6 +69,8 @@ void trace_emit(struct trace_buf *t, enum trace_type type, int cpu, int pid, uin
 		t->cap = cap;
 	}
 	t->ev[t->n++] = (struct trace_event){ ts, dur, (uint16_t)type, (int16_t)cpu, pid, a, b, c, d };
+	if (t->n == t->check_at && t->on_check)
+		t->on_check(t);
 }
 
 int trace_parse_events(const char *list, uint32_t *mask, char *err, size_t errlen)

@@ -69,6 +69,11 @@ struct trace_buf {
 	uint64_t start, end;  /* window, ns */
 	uint32_t mask;        /* 1 << type for recorded types */
 	int origin;           /* enum flush_origin of the flush being made */
+	/* The size limit, checked while the run goes (trace/writers.c): when n
+	 * reaches check_at, or the buffer is full, on_check(t) runs. */
+	size_t check_at;      /* 0: no check */
+	void (*on_check)(struct trace_buf *t);
+	void *ctx;            /* on_check's, malloc'd: trace_free frees it */
 };
 
 struct sim;

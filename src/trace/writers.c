@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/strnum.h"
 #include "report/report.h"
 #include "kernel/sim.h"
 
@@ -680,6 +681,7 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 		bool async = p->async[it->ev];
 		if (it->kind == IT_END && !async)
 			continue;
+		uint64_t at = k->bytes + k->len;
 		json_sep(k, &first);
 		if (it->kind == IT_INSTANT) {
 			json_head(k, name, type_cat(e->type), "i", e->cpu, e->ts);
@@ -700,6 +702,8 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 				json_args(k, e);
 		}
 		sk_ch(k, '}');
+		if (m->type_bytes)
+			m->type_bytes[e->type] += k->bytes + k->len - at;
 	}
 	sk_str(k, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"numasim "
 		  NUMASIM_VERSION "\",\"title\":");
@@ -855,6 +859,7 @@ int trace_write_text(const struct trace_buf *t, const struct trace_plan *p,
 	for (size_t i = 0; i < p->n; i++) {
 		const struct titem *it = &p->it[i];
 		const struct trace_event *e = &t->ev[it->ev];
+		uint64_t at = k->bytes + k->len;
 		text_prefix(k, e, it->time);
 		sk_str(k, trace_type_names[e->type]);
 		if (it->kind == IT_INSTANT) {
@@ -869,6 +874,8 @@ int trace_write_text(const struct trace_buf *t, const struct trace_plan *p,
 			t_kv(k, "dur_ns=", (int64_t)e->dur);
 		}
 		sk_ch(k, '\n');
+		if (m->type_bytes)
+			m->type_bytes[e->type] += k->bytes + k->len - at;
 	}
 	sk_flush(k);
 	*bytes = k->bytes;
@@ -887,10 +894,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int parse_secs(const char *s, double *v)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return end == s || *end || errno || !isfinite(*v) || *v < 0 ? -1 : 0;
+	return strnum_double(s, v) || *v < 0 ? -1 : 0;
 }
 
 int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size_t errlen)
@@ -915,24 +919,18 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 		o->base[n - 5] = 0;
 	else if (ends_with(o->base, ".txt"))
 		o->base[n - 4] = 0;
-	struct stat st;
 	const char *slash = strrchr(o->base, '/');
-	if (!*o->base || ends_with(o->base, "/") || (slash && !slash[1]) ||
-	    (!stat(o->base, &st) && S_ISDIR(st.st_mode))) {
+	if (!*o->base || ends_with(o->base, "/") || (slash && !slash[1])) {
 		snprintf(err, errlen, "--trace: '%s' is not a file name", o->path);
 		return -1;
 	}
-	char dir[4096];
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == o->base ? 1 : (int)(slash - o->base),
-			 o->base);
-	if (access(dir, W_OK) != 0) {
-		snprintf(err, errlen, "--trace: %s: cannot write in its directory: %s", o->path,
-			 strerror(errno));
+	char f[sizeof(o->base) + 8];
+	snprintf(f, sizeof(f), "%s.json", o->base);
+	if (outfile_check("--trace", f, err, errlen))
 		return -1;
-	}
+	snprintf(f, sizeof(f), "%s.txt", o->base);
+	if (outfile_check("--trace", f, err, errlen))
+		return -1;
 
 	/* --trace-window START:END, seconds; either side may be empty */
 	double dur_s = (double)duration_ns / 1e9;
@@ -972,11 +970,8 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 
 	uint64_t mb = TRACE_DEFAULT_MAX_MB;
 	if (o->max_mb) {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(o->max_mb, &end, 10);
-		if (end == o->max_mb || *end || errno || v == 0 || v > (1ull << 30) ||
-		    o->max_mb[0] == '-') {
+		unsigned long long v;
+		if (strnum_ull(o->max_mb, 1ull << 30, &v) || v == 0) {
 			snprintf(err, errlen, "--trace-max-mb: '%s' is not a size in MiB (1..%llu)",
 				 o->max_mb, 1ull << 30);
 			return -1;
@@ -989,13 +984,6 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 	return 0;
 }
 
-int trace_attach(struct sim *s, const struct trace_opts *o)
-{
-	if (!o->path)
-		return 0;
-	s->e.trace = trace_new(o->start, o->end, o->mask, o->max_events);
-	return s->e.trace ? 0 : -1;
-}
 
 static void human_size(uint64_t b, char *out, size_t len)
 {
@@ -1009,127 +997,257 @@ static void human_size(uint64_t b, char *out, size_t len)
 		snprintf(out, len, "%llu bytes", (unsigned long long)b);
 }
 
-typedef int (*trace_writer)(const struct trace_buf *, const struct trace_plan *,
-			    const struct trace_meta *, FILE *, uint64_t *);
+/* ---- the size limit, while the run goes --------------------------------------
+ *
+ * The buffer is measured (plan and both writers, counting only) when it
+ * reaches 64 Ki events, then each time it doubles, and when it is full:
+ * the cost is about that of writing the trace once more.  The first
+ * measurement over the limit stops the run (sim->stop): nothing is written,
+ * and the message says how far the run got and which options would make
+ * the trace fit.  A trace the checks let through is measured again, whole,
+ * after the run. */
 
-/* Write @fn's output to @path via a temporary file in the same directory;
- * the temporary's name goes to @tmp for the caller to rename.  0 or -1. */
-static int write_tmp(const char *path, char *tmp, size_t tmplen, trace_writer fn,
-		     const struct trace_buf *t, const struct trace_plan *p,
-		     const struct trace_meta *m, char *err, size_t errlen)
+#define FIRST_CHECK_EVENTS 65536u
+
+struct trace_limit {
+	struct sim *s;
+	const struct trace_opts *o;
+	bool over;
+	uint64_t bytes;                       /* at the last measurement */
+	uint64_t jbytes, tbytes;
+	uint64_t at_ns;                       /* simulated time of it */
+	size_t events;
+	uint64_t type_bytes[NR_TRACE_TYPES];  /* JSON + text, per event type */
+};
+
+/* Measure the buffer as it is: JSON + text bytes, per type too. */
+static int measure(const struct trace_buf *t, struct trace_limit *l, const struct sim *s,
+		   const char *title)
 {
-	snprintf(tmp, tmplen, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		tmp[0] = 0;
+	struct trace_plan *p = trace_plan_new(t);
+	if (!p)
 		return -1;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		close(fd);
-		goto fail;
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		goto fail;
-	}
-	uint64_t bytes;
-	int rc = fn(t, p, m, f, &bytes);
-	if (fflush(f) != 0)
-		rc = -1;
-	if (fclose(f) != 0)
-		rc = -1;
-	if (!rc)
-		return 0;
-fail:
-	snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-	unlink(tmp);
-	tmp[0] = 0;
-	return -1;
+	memset(l->type_bytes, 0, sizeof(l->type_bytes));
+	struct trace_meta m = { .nr_cpus = s->m.nr_cpus, .ts = s->ts, .start = l->o->start,
+				.end = l->o->end, .dropped = t->dropped, .title = title,
+				.type_bytes = l->type_bytes };
+	int rc = trace_write_json(t, p, &m, NULL, &l->jbytes) || trace_write_text(t, p, &m, NULL, &l->tbytes);
+	trace_plan_free(p);
+	l->bytes = l->jbytes + l->tbytes;
+	l->events = t->n;
+	return rc ? -1 : 0;
 }
 
-int trace_write_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg)
+static void check_size(struct trace_buf *t)
 {
+	struct trace_limit *l = t->ctx;
+	l->at_ns = sim_now(l->s);
+	if (measure(t, l, l->s, NULL) || l->bytes > l->o->max_bytes) {
+		l->over = true; /* out of memory counts as over: stop either way */
+		l->s->stop = true;
+		t->check_at = 0;
+		return;
+	}
+	size_t next = t->n * 2;
+	t->check_at = next < t->max_events ? next : t->max_events;
+	if (t->check_at <= t->n)
+		t->check_at = 0;
+}
+
+int trace_attach(struct sim *s, const struct trace_opts *o)
+{
+	if (!o->path)
+		return 0;
+	struct trace_limit *l = calloc(1, sizeof(*l));
+	s->e.trace = l ? trace_new(o->start, o->end, o->mask, o->max_events) : NULL;
+	if (!s->e.trace) {
+		free(l);
+		return -1;
+	}
+	l->s = s;
+	l->o = o;
+	s->e.trace->ctx = l;
+	s->e.trace->on_check = check_size;
+	s->e.trace->check_at = FIRST_CHECK_EVENTS < o->max_events ? FIRST_CHECK_EVENTS : o->max_events;
+	return 0;
+}
+
+/* "by 3.21 s ..., the whole window would take ~X; --trace-window ..." */
+static void over_message(const struct sim *s, const struct trace_opts *o, const struct trace_limit *l,
+			 bool cut, FILE *msg)
+{
+	char a[32], b[32], c[32];
+	const struct trace_buf *t = s->e.trace;
+	double start = (double)o->start / 1e9;
+	double end = o->end == UINT64_MAX || o->end > s->duration_ns ? (double)s->duration_ns / 1e9
+								    : (double)o->end / 1e9;
+	double at = (double)l->at_ns / 1e9;
+	/* the rate from the first event on (a run may be quiet at first:
+	 * balancing starts after scan_delay_ms) */
+	uint64_t first = UINT64_MAX;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ev[i].ts < first)
+			first = t->ev[i].ts;
+	if (first != UINT64_MAX && (double)first / 1e9 > start)
+		start = (double)first / 1e9;
+	start = (double)(uint64_t)(start * 1000) / 1000; /* down to the ms */
+	double seen = at - start;
+	human_size(l->bytes, a, sizeof(a));
+	human_size(o->max_bytes, b, sizeof(b));
+	fprintf(msg, "numasim: trace over its size limit: ");
+	if (cut)
+		fprintf(msg, "at %.3f simulated seconds the trace held %zu events, %s of JSON and text, "
+			"over --trace-max-mb (%s); the run was stopped there.\n", at, l->events, a, b);
+	else
+		fprintf(msg, "the run's %zu events take %s of JSON and text, over --trace-max-mb (%s).\n",
+			l->events, a, b);
+	fprintf(msg, "numasim: nothing was written (no report, no --json, no trace).\n");
+	if (cut && seen > 0 && end > at) {
+		human_size((uint64_t)((double)l->bytes * (end - start) / seen), c, sizeof(c));
+		fprintf(msg, "numasim: at the rate since the first event (%g s) the window up to %g s "
+			"would take about %s.\n", start, end, c);
+	}
+	fprintf(msg, "numasim: to make it fit:\n");
+	if (seen > 0) {
+		/* the window that would fit at the rate seen, with a margin */
+		double fit = seen * (double)o->max_bytes / (double)l->bytes * 0.8;
+		double unit = 1e-9; /* round down to two significant digits, at least 1 ns */
+		while (unit * 100 <= fit)
+			unit *= 10;
+		fit = (double)(uint64_t)(fit / unit) * unit;
+		if (fit > 0)
+			fprintf(msg, "numasim:   --trace-window %.9g:%.9g  (%.2g simulated s from the first "
+				"event)\n", start, start + fit, fit);
+	}
+	/* the largest event types, and the list without the largest */
+	int order[NR_TRACE_TYPES], n = 0;
+	for (int i = 0; i < NR_TRACE_TYPES; i++)
+		if (l->type_bytes[i])
+			order[n++] = i;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && l->type_bytes[order[j]] > l->type_bytes[order[j - 1]]; j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	uint64_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += l->type_bytes[order[i]];
+	if (n > 1 && total) {
+		fprintf(msg, "numasim:   --trace-events without the largest: ");
+		for (int i = 0; i < n && i < 3; i++)
+			fprintf(msg, "%s%s %.0f%%", i ? ", " : "", trace_type_names[order[i]],
+				100.0 * (double)l->type_bytes[order[i]] / (double)total);
+		fprintf(msg, " of the bytes; e.g. --trace-events ");
+		bool first = true;
+		for (int i = 0; i < NR_TRACE_TYPES; i++)
+			if ((t->mask & (1u << i)) && i != order[0]) {
+				fprintf(msg, "%s%s", first ? "" : ",", trace_type_names[i]);
+				first = false;
+			}
+		fprintf(msg, "\n");
+	}
+	fprintf(msg, "numasim:   or a larger --trace-max-mb\n");
+}
+
+struct trace_output {
+	const struct sim *s;
+	struct trace_plan *p;
+	struct trace_meta m;
+	char title[512];
+	char json[OUTFILE_PATH_MAX + 8], text[OUTFILE_PATH_MAX + 8];
+	uint64_t jbytes, tbytes;
+};
+
+void trace_output_free(struct trace_output *x)
+{
+	if (x)
+		trace_plan_free(x->p);
+	free(x);
+}
+
+int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg,
+		     struct trace_output **out)
+{
+	*out = NULL;
 	if (!o->path || !s->e.trace)
 		return 0;
 	const struct trace_buf *t = s->e.trace;
-	char title[512], win[96];
+	struct trace_limit *l = t->ctx;
+	if (l && l->over) {
+		over_message(s, o, l, true, msg);
+		return EXIT_TRACE_TOO_LARGE;
+	}
+	struct trace_output *x = calloc(1, sizeof(*x));
+	if (!x || !(x->p = trace_plan_new(t))) {
+		fprintf(msg, "numasim: trace: out of memory\n");
+		trace_output_free(x);
+		return 1;
+	}
+	char win[96];
 	if (o->end == UINT64_MAX)
 		snprintf(win, sizeof(win), "%.6f s to the end", (double)o->start / 1e9);
 	else
 		snprintf(win, sizeof(win), "%.6f-%.6f s", (double)o->start / 1e9, (double)o->end / 1e9);
-	snprintf(title, sizeof(title), "numasim %s: scenario %s, kernel %s, seed %llu, %g s; window %s",
+	snprintf(x->title, sizeof(x->title), "numasim %s: scenario %s, kernel %s, seed %llu, %g s; window %s",
 		 NUMASIM_VERSION, scenario, s->k.name, (unsigned long long)s->seed,
 		 (double)s->duration_ns / 1e9, win);
-	char json[4200], text[4200], a[32], b[32];
-	snprintf(json, sizeof(json), "%s.json", o->base);
-	snprintf(text, sizeof(text), "%s.txt", o->base);
+	snprintf(x->json, sizeof(x->json), "%s.json", o->base);
+	snprintf(x->text, sizeof(x->text), "%s.txt", o->base);
+	x->s = s;
+	x->m = (struct trace_meta){ .nr_cpus = s->m.nr_cpus, .ts = s->ts, .start = o->start,
+				    .end = o->end, .dropped = t->dropped, .title = x->title };
 	if (t->dropped)
 		fprintf(msg, "numasim: warning: trace buffer full (%zu events): %llu events dropped; "
 			"narrow it with --trace-window or --trace-events\n", t->max_events,
 			(unsigned long long)t->dropped);
-	/* Each event costs at least TRACE_MIN_EVENT_BYTES: no need to count
-	 * when that much is over the limit already. */
-	if ((uint64_t)t->n * TRACE_MIN_EVENT_BYTES > o->max_bytes) {
-		human_size((uint64_t)t->n * TRACE_MIN_EVENT_BYTES, a, sizeof(a));
-		human_size(o->max_bytes, b, sizeof(b));
-		fprintf(msg, "numasim: trace not written: %zu events%s would take more than %s, over "
-			"the limit of %s; narrow it with --trace-window START:END or --trace-events "
-			"(e.g. all but tlb_flush), or raise --trace-max-mb\n", t->n,
-			t->dropped ? " (and more dropped)" : "", a, b);
-		return EXIT_TRACE_TOO_LARGE;
-	}
-	struct trace_plan *p = trace_plan_new(t);
-	if (!p) {
+	struct trace_limit whole = { .o = o, .at_ns = s->duration_ns };
+	if (measure(t, &whole, s, x->title)) {
 		fprintf(msg, "numasim: trace: out of memory\n");
+		trace_output_free(x);
 		return 1;
 	}
-	struct trace_meta m = { .nr_cpus = s->m.nr_cpus, .ts = s->ts, .start = o->start,
-				.end = o->end, .dropped = t->dropped, .title = title };
-	uint64_t jb = 0, tb = 0;
-	if (trace_write_json(t, p, &m, NULL, &jb) || trace_write_text(t, p, &m, NULL, &tb)) {
-		trace_plan_free(p);
-		return 1;
-	}
-	if (jb + tb > o->max_bytes) {
-		human_size(jb + tb, a, sizeof(a));
-		human_size(o->max_bytes, b, sizeof(b));
-		fprintf(msg, "numasim: trace not written: %zu events%s would take %s%s (JSON %llu + "
-			"text %llu bytes), over the limit of %s; narrow it with --trace-window "
-			"START:END or --trace-events, or raise --trace-max-mb\n", t->n,
-			t->dropped ? " (and the dropped ones)" : "", t->dropped ? "more than " : "", a,
-			(unsigned long long)jb, (unsigned long long)tb, b);
-		trace_plan_free(p);
+	if (whole.bytes > o->max_bytes) {
+		over_message(s, o, &whole, false, msg);
+		trace_output_free(x);
 		return EXIT_TRACE_TOO_LARGE;
 	}
-	char err[9000], tmpj[4300] = "", tmpt[4300] = "";
-	int rc = write_tmp(json, tmpj, sizeof(tmpj), trace_write_json, t, p, &m, err, sizeof(err));
-	if (!rc)
-		rc = write_tmp(text, tmpt, sizeof(tmpt), trace_write_text, t, p, &m, err, sizeof(err));
-	if (!rc && rename(tmpj, json) != 0) {
-		snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmpj, json, strerror(errno));
-		rc = -1;
-	}
-	if (!rc && rename(tmpt, text) != 0) {
-		snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmpt, text, strerror(errno));
-		rc = -1;
-	}
-	if (rc) {
-		fprintf(msg, "numasim: trace: %s\n", err);
-		if (tmpj[0])
-			unlink(tmpj);
-		if (tmpt[0])
-			unlink(tmpt);
-		trace_plan_free(p);
-		return 1;
-	}
-	human_size(jb, a, sizeof(a));
-	human_size(tb, b, sizeof(b));
-	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s\n",
-		t->n, p->spans, p->nr_async, json, a, text, b);
-	trace_plan_free(p);
+	*out = x;
 	return 0;
+}
+
+typedef int (*trace_writer)(const struct trace_buf *, const struct trace_plan *,
+			    const struct trace_meta *, FILE *, uint64_t *);
+
+static int write_one(const struct trace_output *x, trace_writer fn, const char *path,
+		     struct outfile *f, uint64_t *bytes, char *err, size_t errlen)
+{
+	if (outfile_open(f, "--trace", path, err, errlen))
+		return -1;
+	if (fn(x->s->e.trace, x->p, &x->m, f->f, bytes)) {
+		snprintf(err, errlen, "--trace: cannot write %s", path);
+		outfile_discard(f);
+		return -1;
+	}
+	return 0;
+}
+
+int trace_output_write(struct trace_output *x, struct outfile files[2], char *err, size_t errlen)
+{
+	if (write_one(x, trace_write_json, x->json, &files[0], &x->jbytes, err, errlen))
+		return -1;
+	if (write_one(x, trace_write_text, x->text, &files[1], &x->tbytes, err, errlen)) {
+		outfile_discard(&files[0]);
+		return -1;
+	}
+	return 0;
+}
+
+void trace_output_report(const struct trace_output *x, FILE *msg)
+{
+	char a[32], b[32];
+	human_size(x->jbytes, a, sizeof(a));
+	human_size(x->tbytes, b, sizeof(b));
+	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s\n",
+		x->s->e.trace->n, x->p->spans, x->p->nr_async, x->json, a, x->text, b);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/outfile.h"
 #include "trace/trace.h"
 
 struct sim;
@@ -50,15 +51,27 @@ struct trace_opts {
 /* Check and derive the options, before a run of @duration_ns.
  * 0, or -1 with a message in @err. */
 int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size_t errlen);
-/* Give @s a trace buffer as @o says (after sim_init, before sim_run).
- * 0 or -1 (out of memory). */
+/* Give @s a trace buffer as @o says (after sim_init, before sim_run); the
+ * buffer measures itself as it fills and stops the run (s->stop) as soon
+ * as the trace is over its size limit.  0 or -1 (out of memory). */
 int trace_attach(struct sim *s, const struct trace_opts *o);
-/* After the run: the size check, then FILE.json and FILE.txt, each written
- * to a temporary file and renamed; messages to @msg; @scenario names the
- * run in the files' headers.  Returns an exit
- * status: 0, 1 (failure), 2 (too large: nothing written). */
-int trace_write_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg);
+
+/* After the run: the size check.  0 with *@out the trace to write (NULL if
+ * none was asked for), or an exit status after a message to @msg: 1
+ * (failure) or EXIT_TRACE_TOO_LARGE (over the limit: the message says how
+ * far the run got and which --trace-window or --trace-events would fit;
+ * the caller writes nothing).  @scenario names the run in the headers. */
+struct trace_output;
+int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg,
+		     struct trace_output **out);
 #define EXIT_TRACE_TOO_LARGE 2
+/* Write FILE.json and FILE.txt to temporaries in @files[0..1], for the
+ * caller to commit with the run's other outputs (outfile_commit_group).
+ * 0, or -1 with a message and nothing left behind. */
+int trace_output_write(struct trace_output *x, struct outfile files[2], char *err, size_t errlen);
+/* The "trace: N events ..." line, once committed. */
+void trace_output_report(const struct trace_output *x, FILE *msg);
+void trace_output_free(struct trace_output *x);
 
 /* The writers work from a plan: the events' output order (time; within the
  * same nanosecond, the order the simulated code ran them in, a span's begin
@@ -75,6 +88,7 @@ struct trace_meta {
 	uint64_t start, end;          /* window, ns (counters: the seconds overlapping it) */
 	uint64_t dropped;             /* events the buffer could not hold */
 	const char *title;            /* one line for the headers */
+	uint64_t *type_bytes;         /* NULL, or [NR_TRACE_TYPES]: bytes added per event type */
 };
 /* Write (or, with @f NULL, only count) the JSON / the text; *@bytes gets
  * the size.  0, or -1 on a write error. */

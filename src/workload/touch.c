@@ -82,7 +82,8 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 	struct rng r = group_rng(tm, g);
 	double dt = rng_exp(&r, 1.0 / total);
 	tm->ctr[g] = r.ctr;
-	uint64_t when = base + (uint64_t)dt + 1;
+	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
+	uint64_t when = dt < (double)e->duration_ns ? base + (uint64_t)dt + 1 : e->duration_ns + 1;
 	if (when > e->duration_ns + 1)
 		when = e->duration_ns + 1; /* parked past the end of the run */
 	timerq_set(&e->q, tm->timer[g], when);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "linux/mm.h"
+#include "linux/mmdebug.h"
 #include "sim/bigalloc.h"
 #include "kernel/sim.h"
 #include "workload/access.h"
@@ -74,12 +75,14 @@ static int table_class(const struct sim *s, const struct vm_area_struct *vma,
 	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
 }
 
-static struct folio_store *new_store(struct sim *s, uint64_t pages)
+/* A store of @pages mapped by @mappers VMAs (its rmap's size). */
+static struct folio_store *new_store(struct sim *s, uint64_t pages, size_t mappers)
 {
 	struct folio_store *fs = &s->stores[s->nr_stores++];
 	fs->nr_pages = pages;
 	fs->pg = big_zalloc(pages * sizeof(*fs->pg));
-	fs->mappers = calloc((size_t)s->w.p.processes, sizeof(*fs->mappers));
+	fs->mappers = calloc(mappers, sizeof(*fs->mappers));
+	fs->max_mappers = mappers;
 	fs->anon = true;
 	if (!fs->pg || !fs->mappers)
 		return NULL;
@@ -114,6 +117,7 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
 	vma->first_table_id = s->nr_tables;
 	s->nr_tables += vma->nr_tables;
+	VM_BUG_ON((size_t)fs->nr_mappers >= fs->max_mappers);
 	fs->mappers[fs->nr_mappers++] = vma;
 	if (!vma->ptes || !vma->tables)
 		return NULL;
@@ -139,6 +143,12 @@ static void compute_layout(const struct sim *s, struct layout *l)
 	l->private_pages = l->slice_pages * (uint64_t)p->threads;
 	l->shared_pages = round_pmd(total - (priv < total ? priv : total));
 	l->vma_pages = p->vma_mib ? round_pmd((uint64_t)p->vma_mib << (20 - PAGE_SHIFT)) : 0;
+}
+
+/* The number of VMAs map_region() splits a region of @pages into. */
+static size_t region_vmas(uint64_t pages, uint64_t vma_pages)
+{
+	return vma_pages ? (size_t)((pages + vma_pages - 1) / vma_pages) : 1;
 }
 
 /* Map a region of @pages of @fs into @mm as VMAs of at most vma_pages. */
@@ -190,7 +200,9 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	struct folio_store *fs = vma->store;
 	struct mm_struct *mm = vma->vm_mm;
 	int first_task = mm->id * p->threads;
-	uint64_t hot_cut = (uint64_t)(p->hot_fraction * 18446744073709551615.0);
+	/* hot: the page's hash is below hot_fraction of 2^64; a fraction of 1
+	 * (2^64 is no uint64_t) makes every page hot */
+	uint64_t hot_cut = p->hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(p->hot_fraction * 0x1p64);
 	uint64_t npages = vma_pages(vma);
 
 	/* one 2 MiB table at a time: owner and first-touch node are per table */
@@ -229,9 +241,10 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		}
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
-			bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+			bool hot = hot_cut && (hot_cut == UINT64_MAX ||
+					       rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
 							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-							    ((uint64_t)private << 39))) < hot_cut;
+							    ((uint64_t)private << 39))) < hot_cut);
 			if (first_mapping) {
 				int nid = alloc_pages_policy(s, private ? &p->private_first_touch
 									  : &p->shared_first_touch, want, 1);
@@ -241,6 +254,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 				class_nodes(&s->w, cls, hot)[nid] += w;
 			}
+			VM_BUG_ON(fs->pg[idx].mapcount == PAGE_MAPCOUNT_MAX);
 			fs->pg[idx].mapcount++;
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
 		}
@@ -272,7 +286,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			goto oom;
 		if (l.shared_pages && !(p->spread_shared && !p->map_shared)) {
 			bool first = !(p->map_shared && shared_fs);
-			if (first && !(shared_fs = new_store(s, l.shared_pages)))
+			size_t users = p->map_shared ? (size_t)p->processes : 1;
+			if (first && !(shared_fs = new_store(s, l.shared_pages,
+							     users * region_vmas(l.shared_pages, l.vma_pages))))
 				goto oom;
 			int v0 = mm->nr_vmas;
 			if (map_region(s, mm, &addr, shared_fs, l.shared_pages, p->map_shared, 0, l.vma_pages))
@@ -284,7 +300,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 				shared_fs = NULL;
 		}
 		if (p->spread_shared && !p->map_shared) {
-			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages);
+			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages,
+							   region_vmas(l.shared_pages + l.private_pages,
+								       l.vma_pages));
 			if (!fs)
 				goto oom;
 			int v0 = mm->nr_vmas;
@@ -295,7 +313,8 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 				if (populate_vma(s, &mm->vmas[v], &l, true))
 					goto nomem;
 		} else if (l.private_pages) {
-			struct folio_store *fs = new_store(s, l.private_pages);
+			struct folio_store *fs = new_store(s, l.private_pages,
+							   region_vmas(l.private_pages, l.vma_pages));
 			if (!fs)
 				goto oom;
 			int v0 = mm->nr_vmas;
@@ -344,7 +363,7 @@ void workload_free(struct sim *s)
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 {
 	uint64_t i0 = (uint64_t)(t - vma->tables) * PAGES_PER_PMD, i1 = i0 + PAGES_PER_PMD;
-	struct page_state init = { LAST_CPUPID_UNSET, t->home_nid, 0, 1, 0 };
+	struct page_state init = { .last_cpupid = LAST_CPUPID_UNSET, .nid = t->home_nid, .mapcount = 1 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
 	for (uint64_t i = i0; i < i1; i++)
@@ -496,8 +515,8 @@ void workload_account(struct sim *s, uint64_t now)
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int from,
 			 int to, unsigned long nr)
 {
-	if (vma != vma->store->mappers[0])
-		return; /* count each physical page once */
+	if (vma->vm_mm != vma->store->mappers[0]->vm_mm)
+		return; /* count each physical page once: in the first mapping mm */
 	struct pte_table *t = pte_table_of(vma, addr);
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);

@@ -30,8 +30,8 @@ same_off() { # SCENARIO KERNEL_A KERNEL_B
         --json "$work/offa.json" >/dev/null || fail "run $2 failed"
     "$NUMASIM" run "$1" --kernel "$3" --set kernel.numa_balancing=0 --duration 2 -q \
         --json "$work/offb.json" >/dev/null || fail "run $3 failed"
-    a=$(jq -S 'del(.kernel)' "$work/offa.json")
-    b=$(jq -S 'del(.kernel)' "$work/offb.json")
+    a=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offa.json")
+    b=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offb.json")
     [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab shares their runs"
     "$NUMASIM" ab "$1" --kernels "$2,$3" --pairs 1 --duration 1 >"$work/share.txt" 2>/dev/null ||
         fail "ab $2,$3 failed"

@@ -73,7 +73,12 @@ expect_error zero_cpus "$f:$(line_of 'cores_per_node *='): machine.cores_per_nod
 expect_also zero_cpus "no CPUs"
 
 f=$(make_bad cpus_mismatch 'cpus *=' 'cpus = 999')
-expect_error cpus_mismatch "$f:$(line_of 'cpus *='): machine.cpus: 999 CPUs but the topology allows 16" run "$f"
+expect_error cpus_mismatch "$f:$(line_of 'cpus *='): machine.cpus: 999 CPUs but the topology gives 16" run "$f"
+expect_also cpus_mismatch "cores_per_node 4 (line $(line_of 'cores_per_node *='))"
+# a --set of one side of the product is blamed, not the file's other side
+expect_error cpus_set_cores "--set: machine.cores_per_node: the topology gives 32 CPUs" \
+    run small --set machine.cores_per_node=8
+expect_also cpus_set_cores "machine.cpus is 16 (builtin:small:$(line_of 'cpus *='))"
 
 # 2 nodes x 0.25 GiB cannot hold memory_gib = 1: reported at memory_gib.
 f=$(make_bad memory 'mem_per_node_gib *=' 'mem_per_node_gib = 0.25')

@@ -12,7 +12,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # per-kernel value of KEY (first pair) in an ab JSON: kernel order as given
 abval() { # file kernel-index key
     awk -v want="$2" -v key="\"$3\":" '
-        /^    "[^"]+": \{/ { k++ }
+        /^  "kernels": \{/ { in_kernels = 1 }
+        in_kernels && /^    "[^"]+": \{/ { k++ }
         k == want + 1 && index($0, key) { getline; gsub(/[ ,]/, ""); print; exit }' "$1"
 }
 within() { # name value lo hi

@@ -13,7 +13,7 @@ fail() {
 
 # JSON without the lines that name the scenario's origin.
 strip_origin() {
-    grep -v -e '"scenario":' -e '"source":' "$1"
+    jq 'del(.scenario.name, .scenario.source)' "$1"
 }
 
 # --- listings and help ---------------------------------------------------
@@ -48,10 +48,12 @@ echo "ok: listings and help"
 [[ -s $work/a.json && ! -e $work/a.json.tmp ]] || fail "a.json missing or a temporary file left"
 diff <(strip_origin "$work/a.json") <(strip_origin "$work/b.json") >"$work/ab.diff" ||
     fail "show small | run differs from run small: $(cat "$work/ab.diff")"
-grep -q '"scenario": "f"' "$work/b.json" || fail "a file's scenario name is its basename"
+[[ $(jq -r .scenario.name "$work/b.json") == f ]] || fail "a file's scenario name is its basename"
 grep -q '^/proc/vmstat' "$work/a.txt" || fail "text report lacks /proc/vmstat"
 grep -qE '^TLB: [0-9]+ TLB shootdowns$' "$work/a.txt" || fail "text report lacks the TLB line"
-grep -q '^wall time: ' "$work/a.err" || fail "no wall time on stderr"
+[[ ! -s $work/a.err ]] || fail "--quiet run printed on stderr: $(cat "$work/a.err")"
+"$NUMASIM" run small --duration 0.5 >/dev/null 2>"$work/w.err" || fail "run small: $(cat "$work/w.err")"
+grep -qx 'wall time: [0-9.]* s' "$work/w.err" || fail "no wall time line on stderr: $(cat "$work/w.err")"
 echo "ok: show small round-trips"
 
 # --- the same run twice gives the same JSON --------------------------------
@@ -71,5 +73,16 @@ shrink=(--set machine.cores_per_node=4 --set machine.cpus=16 --set machine.mem_p
 diff <(strip_origin "$work/s1.json") <(strip_origin "$work/s2.json") >/dev/null ||
     fail "show seed | run differs from run seed"
 echo "ok: show seed round-trips"
+
+# --- ab's progress line on a terminal (script(1) gives it one), not with -q --
+if command -v script >/dev/null 2>&1; then
+    script -qc "'$NUMASIM' ab small --kernels v7.3 --pairs 2 --duration 1" /dev/null >"$work/tty.out" </dev/null
+    grep -aq 'ab: 4 / 4 runs done' "$work/tty.out" || fail "no ab progress line on a terminal: $(cat -v "$work/tty.out" | head -3)"
+    script -qc "'$NUMASIM' ab small --kernels v7.3 --pairs 2 --duration 1 -q" /dev/null >"$work/tty.out" </dev/null
+    ! grep -aq -e 'runs done' -e '^wall time: ' "$work/tty.out" || fail "ab -q printed progress or wall time"
+    "$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 1 >/dev/null 2>"$work/ab.err"
+    ! grep -q 'runs done' "$work/ab.err" || fail "ab printed a progress line to a file"
+    echo "ok: progress lines"
+fi
 
 echo "cli: all cases passed"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end: the feedback loop of BRIEF section 1 on a small machine.
+# End-to-end: the feedback loop the patch series "mm/migrate: don't batch the
+# TLB flush when there is nothing to batch" describes, on a small machine.
 # 2 nodes, 64 CPUs, 2 GiB, 20 s (the 16-CPU "small" has too few IPI targets
 # for the scanner's flushes to stretch the scan visibly).
 set -euo pipefail

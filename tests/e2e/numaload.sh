@@ -10,7 +10,9 @@ NUMALOAD=${NUMALOAD:-$(dirname "$NUMASIM")/numaload}
 cpus=$(nproc)
 threads=$(( cpus < 2 ? 1 : 2 ))
 cat >"$TMPDIR/here.ini" <<EOF
-# no [machine]: numaload reads this machine
+# an empty [machine]: numaload reads this machine
+[machine]
+
 [workload]
 threads = $threads
 memory_gib = 0.0625
@@ -60,13 +62,13 @@ bad() {
     grep -qF -- "$want" "$TMPDIR/err" || { echo "$ini: expected '$want' in:"; cat "$TMPDIR/err"; exit 1; }
     [[ ! -e $TMPDIR/bad.json ]] || { echo "$ini: output written"; exit 1; }
 }
-printf '[workload]\nthreads = 1\n\n[costs]\nipi_handler_ns = 900\n' >"$TMPDIR/costs.ini"
+printf '[workload]\nthreads = 1\n\n[costs]\nipi_handler_ns = 900\n[machine]\n' >"$TMPDIR/costs.ini"
 bad "$TMPDIR/costs.ini" "$TMPDIR/costs.ini:5: costs.ipi_handler_ns: numaload cannot honour"
-printf '[kernel]\nname = v6.12\n' >"$TMPDIR/kernel.ini"
+printf '[kernel]\nname = v6.12\n[machine]\n[workload]\n' >"$TMPDIR/kernel.ini"
 bad "$TMPDIR/kernel.ini" "$TMPDIR/kernel.ini:2: kernel.name:"
-printf '[machine]\nsockets = 64\n' >"$TMPDIR/machine.ini"
+printf '[machine]\nsockets = 64\n[workload]\n' >"$TMPDIR/machine.ini"
 bad "$TMPDIR/machine.ini" "$TMPDIR/machine.ini:2: machine.sockets: 64, but this machine has"
-printf '[workload]\nthreads = 1\nbogus = 1\n' >"$TMPDIR/unknown.ini"
+printf '[workload]\nthreads = 1\nbogus = 1\n[machine]\n' >"$TMPDIR/unknown.ini"
 bad "$TMPDIR/unknown.ini" "$TMPDIR/unknown.ini:3: workload.bogus: unknown key"
 rc=0
 "$NUMALOAD" "$TMPDIR/here.ini" --set costs.dram_local_ns=80 --json "$TMPDIR/bad.json" 2>"$TMPDIR/err" || rc=$?

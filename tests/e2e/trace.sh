@@ -149,11 +149,19 @@ grep -q "nosuch" "$work/err" || fail "unknown event: message does not name it: $
 bad_case "--trace-max-mb 0" --trace "$work/bad" --trace-max-mb 0
 bad_case "window without --trace" --trace-window 1:2
 bad_case "unwritable directory" --trace "$work/nonexistent/bad"
-# over the size limit: the report is printed, the trace refused with exit 2
+# over the size limit: the run stops as soon as the trace passes the limit,
+# exits 2 and writes nothing (no report, no --json, no trace); the message
+# says how far the run got and which options would make the trace fit
 rc=0
-"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/big" --trace-max-mb 1 >"$work/out" 2>"$work/err" || rc=$?
+"$NUMASIM" run small --quiet --duration 20 --trace "$work/big" --trace-max-mb 1 --json "$work/big-report.json" \
+    >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || fail "over --trace-max-mb: exit status $rc, expected 2"
-grep -q 'trace-window' "$work/err" || fail "over the limit: message does not suggest --trace-window: $(cat "$work/err")"
+grep -q -- '--trace-window [0-9.]*:[0-9.]*' "$work/err" || fail "over the limit: message does not suggest a --trace-window: $(cat "$work/err")"
+grep -q -- '--trace-events [a-z_,]*' "$work/err" || fail "over the limit: message does not suggest --trace-events: $(cat "$work/err")"
+at=$(sed -n 's/.*at \([0-9.]*\) simulated seconds.*the run was stopped there.*/\1/p' "$work/err")
+[[ -n $at ]] || fail "over the limit: the run was not stopped early: $(cat "$work/err")"
+awk -v at="$at" 'BEGIN { exit !(at < 20) }' || fail "over the limit: stopped at $at s of 20"
 ! ls "$work"/big* >/dev/null 2>&1 || fail "over the limit: files written: $(ls "$work"/big*)"
-grep -q '^numa_pages_migrated' "$work/out" || fail "over the limit: the report was not printed"
+! ls -a "$work" | grep -q '^\.big' || fail "over the limit: temporaries left: $(ls -a "$work")"
+[[ ! -s $work/out ]] || fail "over the limit: a report was printed: $(head -3 "$work/out")"
 echo ok

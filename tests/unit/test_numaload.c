@@ -299,6 +299,12 @@ static int resolve_text(const char *text, struct scenario *sc, char *err, size_t
 	FILE *f = fopen(ini_path, "w");
 	assert_non_null(f);
 	fputs(text, f);
+	/* a scenario file names its machine and workload: empty sections at
+	 * the end take the defaults and keep the lines above */
+	if (!strstr(text, "[machine]"))
+		fputs("[machine]\n", f);
+	if (!strstr(text, "[workload]"))
+		fputs("[workload]\n", f);
 	fclose(f);
 	int rc = scenario_load_file(ini_path, sc, err, errlen);
 	if (!rc)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "lib/outfile.h"
 #include "out.h"
 #include "run.h"
 #include "shape.h"
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsets; i++)
 		if (scenario_set(sc, sets[i], err, sizeof(err)))
 			goto fail;
-	if (json_path && check_json_path(json_path, err, sizeof(err)))
+	if (json_path && outfile_check("--json", json_path, err, sizeof(err)))
 		goto fail;
 	if (nl_real_read(r, err, sizeof(err))) {
 		rc = 1;

@@ -142,39 +142,5 @@ json_t *nl_result_json(const struct scenario *sc, const struct nl_real *r, const
 
 int nl_write_json(json_t *j, const char *path, char *err, size_t errlen)
 {
-	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
-	int rc = -1;
-	if (!text || !tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	snprintf(tmp, n, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	size_t len = strlen(text);
-	text[len] = '\n';
-	ssize_t w = write(fd, text, len + 1);
-	int e = w == (ssize_t)(len + 1) ? 0 : w < 0 ? errno : EIO;
-	text[len] = '\0';
-	if (!e && fchmod(fd, 0644))
-		e = errno;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e) {
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(text);
-	free(tmp);
-	return rc;
+	return report_write_json(j, "--json", path, err, errlen); /* numasim's atomic output */
 }

@@ -2,7 +2,7 @@
  *
  * Layout follows the kernel's split: a PTE per 4 KiB virtual page of a VMA
  * (one byte here), and a folio store for the physical pages behind it (node,
- * flags, mapcount, last_cpupid: seven bytes a page).  Several VMAs, in one
+ * flags, mapcount, last_cpupid: eight bytes a page).  Several VMAs, in one
  * or several mms, may map the same folio store (MAP_SHARED), so a physical
  * page has one folio record and one PTE per mapping.  A folio of order N
  * covers 2^N naturally aligned pages of its store; every page of it carries
@@ -11,6 +11,7 @@
 #define NUMASIM_MM_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "linux/cpumask.h"
@@ -66,14 +67,18 @@ static inline bool is_migration_entry(pte_t p) { return p & PTE_MIGRATION; }
 struct vm_area_struct;
 
 /* The state of one physical page: eight bytes, one cache line fetch for a
- * fault's folio lookups. */
+ * fault's folio lookups.  The kernel's mapcount is an atomic_t; the model's
+ * holds 65535 mappings, 16 times what a scenario can make (a page is mapped
+ * at most once per process, and workload.processes is at most 4096:
+ * checked in scenario.c). */
 struct page_state {
 	uint32_t last_cpupid;  /* (cpu << 8) | (pid & 0xff); head page */
 	uint8_t nid;           /* node (equal within a folio) */
 	uint8_t flags;         /* FOLIO_* on the head page, order on every page */
-	uint8_t mapcount;      /* number of PTE mappings */
-	uint8_t unused;
+	uint16_t mapcount;     /* number of present PTE mappings */
 };
+#define PAGE_MAPCOUNT_MAX UINT16_MAX
+_Static_assert(sizeof(struct page_state) == 8, "a page's state is one 8-byte load");
 
 struct folio_store {
 	uint64_t nr_pages;
@@ -81,6 +86,7 @@ struct folio_store {
 	bool anon;
 	struct vm_area_struct **mappers; /* the VMAs mapping this store (rmap) */
 	int nr_mappers;
+	size_t max_mappers;              /* room in mappers[] */
 };
 
 /* A folio is named by its store and head index. */

@@ -16,6 +16,7 @@
 #include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
+#include "linux/mmdebug.h"
 
 struct flush_tlb_info {
 	struct mm_struct *mm;     /* NULL for a batch flush */
@@ -98,6 +99,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
+	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
 	if (c->loaded_gen == mm_gen)
 		goto out;
 

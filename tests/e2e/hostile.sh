@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# The hostile-input regression corpus (issue 8): scenario files, scenario
+# and option values, result files for compare and plot that once crashed,
+# hung, ran a default silently, ran gnuplot commands, reached the terminal
+# raw, or were accepted leniently.  Every one must get a clear error on
+# stderr (naming what is wrong, with no raw control bytes), exit status 2,
+# within seconds, and nothing written: the working directory is the same
+# after the run as before, and no --json or -o output appears.
+#
+# The cases are generated here from the built-in "small" scenario (one line
+# changed) or written out byte for byte, so the corpus is readable in one
+# place.  The fuzzers' seed corpus (tests/fuzz/corpus) holds the same files.
+set -euo pipefail
+
+: "${NUMASIM:?NUMASIM must name the numasim binary}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/hostile.XXXXXX")
+cases=$work/cases
+run_dir=$work/cwd
+mkdir -p "$cases" "$run_dir"
+cd "$run_dir"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+"$NUMASIM" show small >"$cases/small.ini"
+base="$cases/small.ini"
+
+# small_with NAME REGEX LINE: the small scenario with its line matching
+# ^REGEX replaced by LINE (printf %b escapes in LINE are expanded).
+small_with() {
+    local f="$cases/$1.ini" n
+    n=$(grep -n -E "^$2" "$base" | cut -d: -f1)
+    [[ -n $n && $n != *$'\n'* ]] || fail "'^$2' must match one line of small.ini"
+    { head -n $((n - 1)) "$base"; printf '%b\n' "$3"; tail -n +$((n + 1)) "$base"; } >"$f"
+    echo "$f"
+}
+
+# small_plus NAME TEXT: the small scenario with TEXT (printf %b) appended.
+small_plus() {
+    local f="$cases/$1.ini"
+    { cat "$base"; printf '%b' "$2"; } >"$f"
+    echo "$f"
+}
+
+# bytes NAME TEXT: a file of exactly TEXT (printf %b).
+bytes() {
+    local f="$cases/$1"
+    printf '%b' "$2" >"$f"
+    echo "$f"
+}
+
+nr=0
+# expect NAME WANT ARGS...: numasim ARGS exits 2 within 20 s, says WANT (a
+# fixed string) on stderr with no raw control byte, writes nothing.
+expect() {
+    local name=$1 want=$2 rc=0 before after
+    shift 2
+    before=$(ls -A "$run_dir" | tr '\n' ' ')
+    timeout 20 "$NUMASIM" "$@" >"$work/out" 2>"$work/err" </dev/null || rc=$?
+    [[ $rc -eq 2 ]] || fail "$name: exit status $rc, expected 2; stderr: $(cat -v "$work/err" | head -5)"
+    grep -qF -- "$want" "$work/err" || fail "$name: stderr lacks '$want'; stderr: $(cat -v "$work/err" | head -5)"
+    ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$work/err" || fail "$name: raw control bytes on stderr: $(cat -v "$work/err")"
+    after=$(ls -A "$run_dir" | tr '\n' ' ')
+    [[ $before == "$after" ]] || fail "$name: files written: $after"
+    [[ ! -e PWNED && ! -e "$cases/PWNED" ]] || fail "$name: a command from the input ran"
+    nr=$((nr + 1))
+}
+
+J="--json $run_dir/out.json --duration 0.1 --quiet"
+
+# ---- scenario files: empty, not text, not a file --------------------------
+f=$(bytes empty.ini '')
+expect empty_file "$f: no [machine] section" run "$f" $J
+f=$(bytes comments.ini '# only a comment\n; and another\n\n')
+expect comment_only "$f: no [machine] section" run "$f" $J
+f=$(bytes nul_first.ini '\0[machine]\nsockets = 2\n')
+expect nul_first "$f:1: a NUL byte 0x00" run "$f" $J
+f=$(small_with nul_in_key 'threads *=' 'thr\0eads = 8')
+expect nul_in_key "$f:$(grep -a -n '^thr' "$f" | cut -d: -f1): a NUL byte" run "$f" $J
+f=$(small_with esc_in_value 'threads *=' 'threads = \033]0;owned\007')
+expect esc_in_value "a control byte 0x1b" run "$f" $J
+f=$(small_with esc_in_key 'threads *=' '\033[2Jthreads = 8')
+expect esc_in_key "a control byte 0x1b" run "$f" $J
+f=$(bytes only_workload.ini '[workload]\nthreads = 4\n')
+expect no_machine_section "$f: no [machine] section" run "$f" $J
+f=$(bytes only_machine.ini '[machine]\nsockets = 2\n')
+expect no_workload_section "$f: no [workload] section" run "$f" $J
+expect dev_null "/dev/null: is a device" run /dev/null $J
+expect dev_zero "/dev/zero: is a device" run /dev/zero $J
+mkfifo "$cases/fifo.ini"
+expect fifo_scenario "fifo.ini: is a FIFO" run "$cases/fifo.ini" $J
+mkdir "$cases/dir.ini"
+expect dir_scenario "dir.ini: is a directory" run "$cases/dir.ini" $J
+f="$cases/huge.ini"; { cat "$base"; head -c 1100000 /dev/zero | tr '\0' '#'; } >"$f"
+expect huge_scenario "more than the 1048576 a file of this kind can have" run "$f" $J
+f=$(small_plus long_line "# $(head -c 300 /dev/zero | tr '\0' x)\n")
+expect long_line "line longer than" run "$f" $J
+expect missing_file "$cases/nope.ini: No such file or directory" run "$cases/nope.ini" $J
+
+# ---- INI structure ----------------------------------------------------------
+f=$(small_with section_junk '\[workload\]' '[workload] junk')
+expect section_junk "workload: unexpected text after the section header" run "$f" $J
+f=$(small_with section_unclosed '\[workload\]' '[workload')
+expect section_unclosed "expected '[section]' or 'key = value'" run "$f" $J
+f=$(small_with section_unknown '\[run\]' '[gpu]')
+expect section_unknown "gpu: unknown section" run "$f" $J
+f=$(bytes outside.ini 'threads = 4\n[machine]\n[workload]\n')
+expect key_outside_section "threads: key outside any section" run "$f" $J
+f=$(small_plus repeated_key '[workload]\nthreads = 8\n')
+expect repeated_key "workload.threads: set twice (first at line" run "$f" $J
+f=$(small_with unknown_key 'vma_mib *=' 'vma_mb = 0')
+expect unknown_key "workload.vma_mb: unknown key" run "$f" $J
+f=$(small_with key_no_value 'threads *=' 'threads')
+expect key_without_equals "expected '[section]' or 'key = value'" run "$f" $J
+f=$(small_with empty_value 'threads *=' 'threads =')
+expect empty_value "workload.threads: '' is not an integer" run "$f" $J
+
+# ---- numbers written leniently -----------------------------------------------
+f=$(small_with hex_int 'threads *=' 'threads = 0x10')
+expect hex_int "workload.threads: '0x10' is not an integer" run "$f" $J
+f=$(small_with hex_float 'memory_gib *=' 'memory_gib = 0x1p0')
+expect hex_float "workload.memory_gib: '0x1p0' is not a decimal number" run "$f" $J
+f=$(small_with inf_value 'memory_gib *=' 'memory_gib = inf')
+expect inf_value "'inf' is not a decimal number" run "$f" $J
+f=$(small_with nan_value 'cpu_ns_per_op *=' 'cpu_ns_per_op = nan')
+expect nan_value "'nan' is not a decimal number" run "$f" $J
+f=$(small_with huge_exponent 'cpu_ns_per_op *=' 'cpu_ns_per_op = 1e999')
+expect huge_exponent "'1e999' is not a decimal number" run "$f" $J
+f=$(small_with plus_sign 'threads *=' 'threads = +8')
+expect plus_sign "'+8' is not an integer" run "$f" $J
+f=$(small_with two_numbers 'threads *=' 'threads = 8 8')
+expect two_numbers "'8 8' is not an integer" run "$f" $J
+f=$(small_with int_overflow 'threads *=' 'threads = 99999999999999999999')
+expect int_overflow "'99999999999999999999' is not an integer" run "$f" $J
+f=$(small_with negative_unsigned 'vma_mib *=' 'vma_mib = -1')
+expect negative_unsigned "workload.vma_mib: -1 is out of range" run "$f" $J
+f=$(small_with bad_bool 'map_shared *=' 'map_shared = maybe')
+expect bad_bool "'maybe' is not a boolean" run "$f" $J
+f=$(small_with bad_engine 'flush_engine *=' 'flush_engine = sparc')
+expect bad_engine "'sparc' is not one of" run "$f" $J
+f=$(small_with bad_first_touch 'private_first_touch *=' 'private_first_touch = far')
+expect bad_first_touch "'far' is not one of" run "$f" $J
+f=$(small_with seed_negative 'seed *=' 'seed = -1')
+expect seed_negative "run.seed: '-1' is not an integer from 0 to" run "$f" $J
+f=$(small_with seed_too_big 'seed *=' 'seed = 9223372036854775808')
+expect seed_too_big "run.seed: '9223372036854775808'" run "$f" $J
+f=$(small_with seed_float 'seed *=' 'seed = 1e3')
+expect seed_float "run.seed: '1e3'" run "$f" $J
+
+# ---- durations ---------------------------------------------------------------
+f=$(small_with duration_zero 'duration_s *=' 'duration_s = 0')
+expect duration_zero "run.duration_s: 0 is out of range (allowed: at least 0.001" run "$f"
+f=$(small_with duration_tiny 'duration_s *=' 'duration_s = 1e-12')
+expect duration_tiny "run.duration_s: 1e-12 is out of range" run "$f"
+expect duration_huge "--duration: run.duration_s: 1e9 is out of range" run small --duration 1e9
+expect duration_hex "--duration: run.duration_s: '0x1' is not a decimal number" run small --duration 0x1
+expect duration_negative "--duration: run.duration_s: -1 is out of range" run small --duration -1
+expect duration_empty "--duration: run.duration_s: '' is not a decimal number" run small --duration ''
+expect duration_inf "'inf' is not a decimal number" run small --duration inf
+
+# ---- kernel names --------------------------------------------------------------
+expect kernel_trailing_plus "'v7.3+': an empty patch name after the last '+'" run small --kernel v7.3+ $J
+expect kernel_leading_plus "'+v7.3': no kernel base before '+'" run small --kernel +v7.3 $J
+expect kernel_double_plus "'v7.3++flush-side': an empty patch name between '+' signs" \
+    run small --kernel v7.3++flush-side $J
+expect kernel_patch_twice "patch 'flush-side' given twice" run small --kernel v7.3+flush-side+flush-side $J
+expect kernel_unknown_patch "unknown patch 'fix'" run small --kernel v7.3+fix $J
+expect kernel_unknown_base "unknown kernel base 'v9.9'" run small --kernel v9.9 $J
+expect kernel_empty "an empty kernel name" run small --kernel '' $J
+expect kernel_too_long "kernel name too long" run small --kernel "v7.3+$(head -c 300 /dev/zero | tr '\0' a)" $J
+f=$(small_with kernel_in_file 'name *=' 'name = v7.3+')
+expect kernel_in_file "kernel.name: 'v7.3+'" run "$f" $J
+
+# ---- cross-field and size ---------------------------------------------------------
+f=$(small_with hz_not_divisor 'hz *=' 'hz = 7')
+expect hz_not_divisor "machine.hz: 7 does not divide 1000000000" run "$f" $J
+f=$(small_with zero_sockets 'sockets *=' 'sockets = 0')
+expect zero_sockets "machine.sockets: 0 leaves the machine with no CPUs" run "$f" $J
+expect too_many_cpus "CPUs but at most 4096 are supported" \
+    run small --set machine.cores_per_node=4096 $J
+expect too_many_nodes "NUMA nodes but at most 64 are supported" run small --set machine.nodes_per_socket=40 $J
+expect cpus_mismatch "--set: machine.cores_per_node: the topology gives 32 CPUs" \
+    run small --set machine.cores_per_node=8 $J
+expect scan_min_over_max "scan_period_min_ms (70000) is above scan_period_max_ms" \
+    run small --set numa_balancing.scan_period_min_ms=70000 $J
+expect share_without_pages "hot_access_share is 0.8 but hot_fraction is 0" \
+    run small --set workload.hot_fraction=0 $J
+expect distance_local "machine.distance_remote: 10 is out of range" run small --set machine.distance_remote=10 $J
+expect memory_over_machine "workload.memory_gib: needs 100 GiB" run small --set workload.memory_gib=100 $J
+expect memory_over_host "of this computer's memory" \
+    run small --set machine.mem_per_node_gib=1000000 --set workload.memory_gib=100000 $J
+expect processes_range "workload.processes: 5000 is out of range" run small --set workload.processes=5000 $J
+
+# ---- options ------------------------------------------------------------------------
+expect set_no_equals "--set: workload.threads: expected KEY=VALUE" run small --set workload.threads $J
+expect set_unknown_key "--set: bogus.key: unknown key" run small --set bogus.key=1 $J
+expect set_esc_value "--set: workload.threads: '\\x1b[31m' is not an integer" \
+    run small --set $'workload.threads=\e[31m' $J
+expect set_too_long "too long" run small --set "workload.threads=$(head -c 600 /dev/zero | tr '\0' 1)" $J
+expect seed_option "--seed: run.seed: 'abc'" run small --seed abc $J
+expect unknown_option "unknown option '--frobnicate'" run small --frobnicate $J
+expect two_scenarios "expected one SCENARIO or FILE, got 2" run small small $J
+expect json_dir "--json: $cases is a directory" run small --duration 0.1 --json "$cases"
+expect json_fifo "is a FIFO" run small --duration 0.1 --json "$cases/fifo.ini"
+expect json_device "--json: /dev/full is a device" run small --duration 0.1 --json /dev/full
+expect json_no_dir "no such directory" run small --duration 0.1 --json "$cases/none/x.json"
+expect json_is_trace "name the same file" run small --duration 0.1 --json "$run_dir/t.json" --trace "$run_dir/t"
+expect json_is_scenario "is the scenario file being run" run "$base" --duration 0.1 --json "$base"
+expect trace_window_hex "--trace-window: '0x1:2' is not START:END" run small --trace "$run_dir/t" --trace-window 0x1:2 $J
+expect trace_window_reversed "END must be after START" run small --trace "$run_dir/t" --trace-window 5:1 $J
+expect trace_window_late "starts after the run's end" run small --trace "$run_dir/t" --trace-window 50:60 $J
+expect trace_max_zero "--trace-max-mb: '0'" run small --trace "$run_dir/t" --trace-max-mb 0 $J
+expect trace_max_hex "--trace-max-mb: '0x10'" run small --trace "$run_dir/t" --trace-max-mb 0x10 $J
+expect trace_events_unknown "--trace-events: unknown event 'bogus'" run small --trace "$run_dir/t" --trace-events bogus $J
+expect trace_without_trace "--trace-window needs --trace FILE" run small --trace-window 1:2 $J
+expect trace_over_limit "trace over its size limit" \
+    run small --duration 20 --quiet --trace "$run_dir/t" --trace-max-mb 1 --json "$run_dir/out.json"
+expect ab_same_kernel "'v7.3' and 'v7.3' are the same kernel" \
+    ab small --kernels v7.3,v7.3 --pairs 1 --duration 0.1 --json "$run_dir/ab.json"
+expect ab_same_kernel_spelt "are the same kernel" \
+    ab small --kernels v7.3+flush-side+single-folio-v2,v7.3+single-folio-v2+flush-side --pairs 1 --duration 0.1
+expect ab_empty_kernel "is not a comma-separated list" ab small --kernels v7.3,,v6.4 --pairs 1 --duration 0.1
+expect ab_pairs_zero "--pairs: '0' is not a number in 1..64" ab small --kernels v7.3 --pairs 0
+expect ab_pairs_hex "--pairs: '0x3'" ab small --kernels v7.3 --pairs 0x3
+expect ab_pairs_plus "--pairs: '+3'" ab small --kernels v7.3 --pairs +3
+expect ab_jobs_zero "--jobs: '0'" ab small --kernels v7.3 --jobs 0
+expect timeline_pass_zero "--pass: '0' is not a number >= 1" timeline small --pass 0
+expect timeline_pass_hex "--pass: '0x1'" timeline small --pass 0x1
+
+# ---- result files for compare and plot -------------------------------------------------
+"$NUMASIM" run small --duration 1 --quiet --json "$cases/run.json" >/dev/null
+"$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 0.5 --json "$cases/ab.json" >/dev/null 2>&1
+# the gnuplot injection of the review: a kernel key ending the datablock
+jq '.kernels |= with_entries(.key = "v\nEOD\nsystem \"touch PWNED\"\n$x << EOD\n")' "$cases/ab.json" \
+    >"$cases/ab_eod.json"
+jq '.kernel = "v\nEOD\nsystem \"touch PWNED\"\n$x << EOD\n"' "$cases/run.json" >"$cases/run_eod.json"
+jq '.kernel = "\u001b]2;owned\u0007\u001b[2J"' "$cases/run.json" >"$cases/run_esc.json"
+jq '.scenario.name = "\u001b[31mred"' "$cases/run.json" >"$cases/run_scen_esc.json"
+jq '.kernel = "v7.3\r"' "$cases/run.json" >"$cases/run_cr.json"
+jq '.kernels |= with_entries(.key = "v7.3\u001b[1m")' "$cases/ab.json" >"$cases/ab_esc.json"
+jq '.scenario = 5' "$cases/run.json" >"$cases/run_scen_num.json"
+sed '1a\  "seed": 7,' "$cases/run.json" >"$cases/run_dup.json"   # "seed" twice
+for tool in compare plot; do
+    out=(); [[ $tool == plot ]] && out=(-o "$run_dir/p.svg")
+    expect ${tool}_ab_eod "kernel 'v\\x0aEOD\\x0asystem" $tool "$cases/ab_eod.json" "${out[@]}"
+    expect ${tool}_run_eod "kernel 'v\\x0aEOD" $tool "$cases/run_eod.json" "${out[@]}"
+    expect ${tool}_run_esc "kernel '\\x1b]2;owned\\x07\\x1b[2J' is not a kernel name" $tool "$cases/run_esc.json" "${out[@]}"
+    expect ${tool}_scen_esc "the scenario name '\\x1b[31mred'" $tool "$cases/run_scen_esc.json" "${out[@]}"
+    expect ${tool}_run_cr "kernel 'v7.3\\x0d'" $tool "$cases/run_cr.json" "${out[@]}"
+    expect ${tool}_ab_esc "is not a kernel name" $tool "$cases/ab_esc.json" "${out[@]}"
+    expect ${tool}_scen_num "\"scenario\" is neither a name nor an object" $tool "$cases/run_scen_num.json" "${out[@]}"
+    expect ${tool}_dup_key "duplicate object key" $tool "$cases/run_dup.json" "${out[@]}"
+    f=$(bytes notjson.json 'not json at all\n')
+    expect ${tool}_not_json "not JSON" $tool "$f" "${out[@]}"
+    f=$(bytes array.json '[1, 2, 3]\n')
+    expect ${tool}_array "not a numasim result" $tool "$f" "${out[@]}"
+    f=$(bytes empty.json '')
+    expect ${tool}_empty "not JSON" $tool "$f" "${out[@]}"
+    f=$(bytes nul.json '{"kernel": "v7.3\\u0000x"}\n')
+    expect ${tool}_nul_string "not JSON" $tool "$f" "${out[@]}"
+    f=$(bytes badutf8.json '{"kernel": "\xff\xfe"}\n')
+    expect ${tool}_bad_utf8 "not JSON" $tool "$f" "${out[@]}"
+    f="$cases/deep.json"; { head -c 100000 /dev/zero | tr '\0' '['; } >"$f"
+    expect ${tool}_deep "not JSON" $tool "$f" "${out[@]}"
+    expect ${tool}_fifo "is a FIFO" $tool "$cases/fifo.ini" "${out[@]}"
+    expect ${tool}_dev_zero "/dev/zero: is a device" $tool /dev/zero "${out[@]}"
+    expect ${tool}_dir "is a directory" $tool "$cases" "${out[@]}"
+    truncate -s 100M "$cases/sparse.json"
+    expect ${tool}_huge "more than the 67108864 a file of this kind can have" $tool "$cases/sparse.json" "${out[@]}"
+    rm -f "$cases/sparse.json"
+    expect ${tool}_missing "No such file or directory" $tool "$cases/none.json" "${out[@]}"
+    expect ${tool}_mixed "cannot mix run and ab results" $tool "$cases/run.json" "$cases/ab.json" "${out[@]}"
+done
+expect compare_unknown_metric "unknown metric 'bogus'" compare "$cases/run.json" --metric bogus
+expect plot_control_in_output "-o: the file name has a control character (0x0a)" \
+    plot "$cases/run.json" -o "$run_dir/"$'a\nb.svg'
+expect plot_output_dir "-o: $cases is a directory" plot "$cases/run.json" -o "$cases"
+expect plot_output_type "unknown image type" plot "$cases/run.json" -o "$run_dir/p.pdf"
+
+echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"

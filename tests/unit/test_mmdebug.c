@@ -1,0 +1,155 @@
+/* mm/debug.c: the full-state checker finds each broken invariant, says
+ * what broke and where, and passes a consistent world -- also in the
+ * middle of a migration (migration entries, mapcount 0, a reserved
+ * destination page) and of a scanner's mmu_gather. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "linux/migrate.h"
+#include "linux/mm.h"
+#include "linux/mmdebug.h"
+#include "unit/helpers/testsim.h"
+
+static struct sim *mk(void **state)
+{
+	return testsim_mk(state, "v7.3", FLUSH_X86_IPI);
+}
+
+/* The checker's verdict: NULL if the state is consistent, else its message
+ * (static storage). */
+static const char *verdict(const struct sim *s)
+{
+	static char msg[1024];
+	return mm_check_state(s, msg, sizeof(msg)) ? msg : NULL;
+}
+
+static void assert_broken(const struct sim *s, const char *what)
+{
+	const char *msg = verdict(s);
+	if (!msg)
+		fail_msg("the checker missed: %s", what);
+	if (!strstr(msg, what))
+		fail_msg("expected '%s' in: %s", what, msg);
+}
+
+static void test_fresh_world_is_consistent(void **state)
+{
+	struct sim *s = mk(state);
+	const char *msg = verdict(s);
+	if (msg)
+		fail_msg("%s", msg);
+}
+
+static void test_mapcount_against_ptes(void **state)
+{
+	struct sim *s = mk(state);
+	s->stores[0].pg[5].mapcount = 2;
+	assert_broken(s, "mapcount: mm 0");
+	assert_broken(s, "store page 5): mapcount 2 but 1 present PTE maps it");
+}
+
+static void test_protnone_bitmap_against_ptes(void **state)
+{
+	struct sim *s = mk(state);
+	/* a PTE made PROT_NONE behind set_pte_at's back */
+	*testsim_pte(s, 7) = PTE_PROTNONE | (*testsim_pte(s, 7) & PTE_SIM_HOT);
+	assert_broken(s, "PROT_NONE bitmaps: table at mm 0");
+}
+
+static void test_protnone_group_totals(void **state)
+{
+	struct sim *s = mk(state);
+	s->w.touch.pn_cold[s->nr_tasks]++;
+	assert_broken(s, "PROT_NONE counts: touch group 4 has 1 cold PROT_NONE pages (weighted), its tables 0");
+}
+
+static void test_tlb_flush_pending_against_gathers(void **state)
+{
+	struct sim *s = mk(state);
+	struct mmu_gather tlb;
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	tlb_gather_mmu(&tlb, &s->mms[0]); /* a gather no scanner owns */
+	assert_broken(s, "tlb_flush_pending: mm 0's count is 1 but 0 mmu_gathers are open (outside a gather)");
+	s->tasks[0].walk.in_gather = true; /* as task_numa_work's chunk */
+	assert_null(verdict(s));
+	s->tasks[0].walk.in_gather = false;
+	s->mms[0].tlb_flush_pending = -1;
+	assert_broken(s, "below zero");
+}
+
+static void test_loaded_gen_never_ahead(void **state)
+{
+	struct sim *s = mk(state);
+	s->cpus[2].loaded_gen = s->cpus[2].loaded_mm->tlb_gen + 1;
+	assert_broken(s, "TLB generation: CPU 2's loaded_gen");
+}
+
+static void test_node_pages_conserved(void **state)
+{
+	struct sim *s = mk(state);
+	s->node_free_pages[1]--;
+	assert_broken(s, "node 1: pages not conserved");
+	s->node_free_pages[1] = (s->m.mem_per_node_mib << 8) + 1;
+	assert_broken(s, "above its capacity");
+}
+
+static void test_workload_classes_against_pages(void **state)
+{
+	struct sim *s = mk(state);
+	s->stores[0].pg[9].nid ^= 1; /* moved without telling the workload */
+	assert_broken(s, "node ");
+}
+
+/* Half a migration: after migrate_misplaced_folio_begin the folio's PTE is
+ * a migration entry, its mapcount 0 and a page is reserved on the target;
+ * all consistent while the task is in ACT_MIGRATE_MOVE, and an entry left
+ * behind once the migration is over is reported. */
+static void test_migration_entry_needs_its_migration(void **state)
+{
+	struct sim *s = mk(state);
+	struct task_struct *p = &s->tasks[2]; /* on node 1; the memory is on node 0 */
+	struct folio f = page_folio(&s->stores[0], 11);
+	testsim_enter(s, 2, NSEC_PER_SEC);
+	p->mctx = calloc(1, sizeof(*p->mctx));
+	assert_non_null(p->mctx);
+	assert_int_equal(migrate_misplaced_folio_prepare(s, f, testsim_vma(s), 1), 0);
+	migrate_misplaced_folio_begin(s, p->mctx, f, 1);
+	assert_true(is_migration_entry(*testsim_pte(s, 11)));
+	assert_int_equal(s->stores[0].pg[11].mapcount, 0);
+	p->act = ACT_MIGRATE_MOVE;
+	const char *msg = verdict(s);
+	if (msg)
+		fail_msg("mid-migration state reported: %s", msg);
+	p->act = ACT_RETURN; /* the migration is over, its entry is not */
+	assert_broken(s, "migration entry: mm 0");
+	assert_broken(s, "outlived its migration");
+	p->act = ACT_MIGRATE_MOVE;
+	migrate_misplaced_folio_end(s, p->mctx);
+	p->act = ACT_RETURN;
+	msg = verdict(s);
+	if (msg)
+		fail_msg("after the migration: %s", msg);
+	assert_int_equal(s->stores[0].pg[11].nid, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_fresh_world_is_consistent, testsim_teardown),
+		cmocka_unit_test_teardown(test_mapcount_against_ptes, testsim_teardown),
+		cmocka_unit_test_teardown(test_protnone_bitmap_against_ptes, testsim_teardown),
+		cmocka_unit_test_teardown(test_protnone_group_totals, testsim_teardown),
+		cmocka_unit_test_teardown(test_tlb_flush_pending_against_gathers, testsim_teardown),
+		cmocka_unit_test_teardown(test_loaded_gen_never_ahead, testsim_teardown),
+		cmocka_unit_test_teardown(test_node_pages_conserved, testsim_teardown),
+		cmocka_unit_test_teardown(test_workload_classes_against_pages, testsim_teardown),
+		cmocka_unit_test_teardown(test_migration_entry_needs_its_migration, testsim_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
