@@ -34,7 +34,7 @@
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
-	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_CPU_GHZ,
+	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_TLBI_RANGE, K_CPU_GHZ,
 #define COST_ID(f) K_COST_##f,
 	COST_FIELDS(COST_ID)
 #undef COST_ID
@@ -98,6 +98,8 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
 			    0, 0, false },
+	[K_TLBI_RANGE] = { "machine", "arm64_tlbi_range", KT_BOOL, OFF(m.arm64_tlbi_range),
+			   0, 0, false },
 	[K_DIST_SAME] = { "machine", "distance_same_socket", KT_INT, OFF(distance_same_socket),
 			  11, 254, false },
 	[K_DIST_REMOTE] = { "machine", "distance_remote", KT_INT, OFF(distance_remote),
