@@ -149,12 +149,14 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
 	s->cpus = calloc((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
-	if (!s->cpus || !s->node_free_pages)
+	s->pgdat = calloc((size_t)s->m.nr_nodes, sizeof(struct pglist_data));
+	if (!s->cpus || !s->node_free_pages || !s->pgdat)
 		goto oom;
 	for (int c = 0; c < s->m.nr_cpus; c++)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
+	pgdat_init(s);
 	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
 	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
 		goto oom;
@@ -208,6 +210,7 @@ void sim_free(struct sim *s)
 	free(s->tasks);
 	free(s->cpus);
 	free(s->node_free_pages);
+	free(s->pgdat);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);

@@ -13,6 +13,7 @@
 
 #include "kernel/variants.h"
 #include "linux/mm_types.h"
+#include "linux/mmzone.h"
 #include "linux/sched.h"
 #include "linux/vm_event.h"
 #include "machine/machine.h"
@@ -92,6 +93,7 @@ struct sim {
 	int nr_stores;
 	uint32_t nr_tables;               /* PTE tables over all VMAs */
 	uint64_t *node_free_pages;        /* per node */
+	struct pglist_data *pgdat;        /* per node: free blocks, kcompactd, split queue */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */
 
 	struct sched_state *sched;        /* runqueues, domains (kernel/sched/sched.h) */

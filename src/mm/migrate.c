@@ -68,17 +68,18 @@ static int migrate_folio_unmap(struct sim *s, struct migrate_ctx *ctx, int i,
 			       bool batch_flush, bool batch_singular)
 {
 	struct folio folio = ctx->folios[i];
-	unsigned long nr = folio_nr_pages(folio);
 	uint8_t *fl = &folio.fs->pg[folio.idx].flags;
 
 	if (!ctx->setup_prepaid)
 		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);
-	if (s->node_free_pages[ctx->target_nid] < nr)
+	/* the destination: a block of the folio's order on the target */
+	if (!alloc_pages_node(s, ctx->target_nid, folio_order(folio)))
 		return -ENOMEM;
-	if (*fl & FOLIO_LOCKED)
+	if (*fl & FOLIO_LOCKED) {
+		free_pages_node(s, ctx->target_nid, folio_order(folio)); /* put_new_folio */
 		return -EAGAIN; /* folio_trylock fails (ASYNC never sleeps here) */
+	}
 	*fl |= FOLIO_LOCKED;
-	s->node_free_pages[ctx->target_nid] -= nr;
 
 	enum ttu_flags ttu = batch_flush ? TTU_BATCH_FLUSH : 0;
 	/* single-folio-v2: a lone, small, unshared folio has nothing to batch */
@@ -100,7 +101,7 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 
 	for (unsigned long k = 0; k < nr; k++)
 		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
-	s->node_free_pages[from] += nr;
+	free_pages_node(s, from, folio_order(folio));
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];
 		uint64_t a = vma_address(vma, folio.idx);

@@ -81,10 +81,8 @@ static int alloc_node(struct sim *s, int want, unsigned long nr)
 {
 	for (int i = 0; i < s->m.nr_nodes; i++) {
 		int n = (want + i) % s->m.nr_nodes;
-		if (s->node_free_pages[n] >= nr) {
-			s->node_free_pages[n] -= nr;
+		if (alloc_pages_bulk_node(s, n, nr))
 			return n;
-		}
 	}
 	return -1;
 }
@@ -208,7 +206,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 						s->cpus[s->tasks[user].cpu].node, chunk);
 			cls = table_class(s, vma, t);
 		}
-		if (!hot_cut && first_mapping && !p->map_shared && s->node_free_pages[want] >= i1 - i0) {
+		if (!hot_cut && first_mapping && !p->map_shared && alloc_pages_bulk_node(s, want, i1 - i0)) {
 			/* The common case: a whole table on one node, without a hot
 			 * set, mapped once.  Its pages are all in their first-touch
 			 * state, so they are written only when a kernel path first
@@ -216,7 +214,6 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * of a big workload reaches a fraction of it in a run, and
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
-			s->node_free_pages[want] -= n;
 			class_nodes(&s->w, cls, 0)[want] += n;
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
