@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/compaction.h"
 #include "linux/sched/numa_balancing.h"
 
 int nr_cpu_words = CPUMASK_WORDS;
@@ -172,8 +173,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	s->sched->timer_sleep = s->timer_end + 1;
 	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
 	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
-	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal;
-	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns))
+	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + compaction_nr_timers(s);
+	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s))
 		goto oom;
 	if (workload_build(s, err, errlen))
 		return -1;
@@ -211,6 +212,7 @@ void sim_free(struct sim *s)
 	free(s->cpus);
 	free(s->node_free_pages);
 	free(s->pgdat);
+	compaction_free_state(s);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);
@@ -251,7 +253,7 @@ void sim_start(struct sim *s)
 	sched_start(s);
 	timerq_set(&s->e.q, s->timer_account, ACCOUNT_NS);
 	timerq_set(&s->e.q, s->timer_end, s->duration_ns);
-
+	compaction_start(s);
 }
 
 int sim_run(struct sim *s)
@@ -270,6 +272,8 @@ int sim_run(struct sim *s)
 			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
 			if (s->progress)
 				progress(s, now, started, &last);
+		} else if (id >= s->nr_timers - compaction_nr_timers(s)) {
+			compaction_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
@@ -297,5 +301,13 @@ int sim_run(struct sim *s)
 	}
 	if (s->progress && wall_seconds() - started > 1.0)
 		fprintf(s->progress_out, "\r%60s\r", "");
+	const char *check = getenv("NUMASIM_CHECK");
+	if (check && *check && *check != '0') {
+		char err[256];
+		if (!mm_check_invariants(s, err, sizeof(err))) {
+			fprintf(stderr, "numasim: NUMASIM_CHECK: invariant broken at the end of the run: %s\n", err);
+			exit(3);
+		}
+	}
 	return 0;
 }

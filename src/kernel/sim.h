@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "kernel/variants.h"
+#include "linux/huge_mm.h"
 #include "linux/mm_types.h"
 #include "linux/mmzone.h"
 #include "linux/sched.h"
@@ -29,6 +30,7 @@ struct tunables {
 	unsigned scan_period_min_ms;
 	unsigned scan_period_max_ms;
 	unsigned scan_size_mb;
+	struct thp_tunables thp;     /* /sys/kernel/mm/transparent_hugepage/ */
 };
 
 #define TLB_NR_DYN_ASIDS 6
@@ -102,6 +104,9 @@ struct sim {
 	struct task_struct *current;      /* the task of the step being run */
 
 	struct sim_stats st;
+	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
+	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
+	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
 	bool progress;
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "sim/bigalloc.h"
 #include "kernel/sim.h"
@@ -16,6 +17,24 @@ const char *const first_touch_names[NR_FIRST_TOUCH] = {
 	[FT_REMOTE] = "remote",
 	[FT_INTERLEAVE] = "interleave",
 	[FT_NODE0] = "node0",
+};
+
+const char *const madv_hugepage_names[NR_MADV_HP] = {
+	[MADV_HP_NONE] = "none",
+	[MADV_HP_ALL] = "all",
+	[MADV_HP_SHARED] = "shared",
+	[MADV_HP_PRIVATE] = "private",
+};
+
+const char *const thp_partial_op_names[NR_THP_PARTIAL_OP] = {
+	[THP_PARTIAL_UNMAP] = "unmap",
+	[THP_PARTIAL_MPROTECT] = "mprotect",
+};
+
+const char *const thp_partial_pattern_names[NR_THP_PATTERN] = {
+	[THP_PATTERN_TAIL] = "tail",
+	[THP_PATTERN_HEAD] = "head",
+	[THP_PATTERN_STRIDE] = "stride",
 };
 
 const char *const thread_bind_names[NR_THREAD_BIND] = {
@@ -180,6 +199,75 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	return first_task + (int)((c - upto) / per_slice);
 }
 
+static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint64_t idx,
+			uint64_t hot_cut, bool private)
+{
+	return hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+						  ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
+						  ((uint64_t)private << 39))) < hot_cut;
+}
+
+/* First touch of one PTE table where large folios may be used: the fault
+ * path (mm/huge_memory.c) picks each folio's order and node; a table of
+ * same-order folios on one node without a hot set is built lazily like a
+ * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
+static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+				uint64_t i0, uint64_t i1, int want, int cls, int cpu,
+				unsigned long vm_flags, uint64_t hot_cut, bool private)
+{
+	struct { uint8_t order, nid; } f[PAGES_PER_PMD] = { { 0, 0 } };
+	struct folio_store *fs = vma->store;
+	int nf = 0;
+	bool uniform = true;
+	uint64_t mapped = 0;
+
+	for (uint64_t i = i0; i < i1;) {
+		int nid;
+		unsigned order = thp_first_touch(s, vma, vm_flags, vma->vm_start + (i << PAGE_SHIFT),
+						 i == i0, want, cpu, &nid);
+		if (!order && (nid = alloc_node(s, want, 1)) < 0)
+			return -1;
+		f[nf].order = (uint8_t)order;
+		f[nf].nid = (uint8_t)nid;
+		uniform &= f[nf].order == f[0].order && f[nf].nid == f[0].nid;
+		nf++;
+		i += 1ull << order;
+	}
+	s->w.populated_pages += i1 - i0;
+	if (uniform && !hot_cut && f[0].order) {
+		mapped = (uint64_t)nf * thp_partial_mapped(s, f[0].order);
+		t->lazy = true;
+		t->home_nid = f[0].nid;
+		t->lazy_order = f[0].order;
+		t->pmd_huge = f[0].order == HPAGE_PMD_ORDER;
+		class_nodes(&s->w, cls, 0)[f[0].nid] += mapped;
+	} else {
+		uint64_t i = i0;
+		for (int k = 0; k < nf; k++)
+			for (unsigned j = 0; j < (1u << f[k].order); j++, i++) {
+				uint64_t idx = vma->store_pgoff + i;
+				bool hot = page_is_hot(s, fs, idx, hot_cut, private);
+				fs->pg[idx].nid = f[k].nid;
+				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET;
+				fs->pg[idx].flags = (uint8_t)(f[k].order << FOLIO_ORDER_SHIFT);
+				vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
+				fs->pg[idx].mapcount++;
+				if (f[k].order && thp_partial_page_unmapped(s, f[k].order, j))
+					continue; /* unmapped again at once, below */
+				class_nodes(&s->w, cls, hot)[f[k].nid]++;
+				mapped++;
+			}
+		t->pmd_huge = nf == 1 && f[0].order == HPAGE_PMD_ORDER;
+	}
+	vma->vm_mm->rss_pages += mapped;
+	s->w.unmapped_pages += (i1 - i0) - mapped;
+	if (s->w.p.thp_partial > 0) {
+		t->lazy_partial = t->lazy;
+		thp_partial_table(s, vma, t, cpu, true);
+	}
+	return 0;
+}
+
 /* Place and map every page of @vma: first touch, hot set, initial PTE. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
 			bool first_mapping)
@@ -200,11 +288,22 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
 		t->owner = owner;
+		int cpu = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
+			cpu = s->tasks[user].cpu;
 			want = first_touch_node(s, private ? p->private_first_touch : p->shared_first_touch,
-						s->cpus[s->tasks[user].cpu].node, chunk);
+						s->cpus[cpu].node, chunk);
 			cls = table_class(s, vma, t);
+		}
+		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
+		unsigned long vm_flags = vma->vm_flags |
+			(p->madv_hugepage == MADV_HP_ALL ||
+			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
+		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
+			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private))
+				return -1;
+			continue;
 		}
 		if (!hot_cut && first_mapping && !p->map_shared && alloc_pages_bulk_node(s, want, i1 - i0)) {
 			/* The common case: a whole table on one node, without a hot
@@ -218,13 +317,12 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
 			mm->rss_pages += n;
+			s->w.populated_pages += n;
 			continue;
 		}
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
-			bool hot = hot_cut && rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
-							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-							    ((uint64_t)private << 39))) < hot_cut;
+			bool hot = page_is_hot(s, fs, idx, hot_cut, private);
 			if (first_mapping) {
 				int nid = alloc_node(s, want, 1);
 				if (nid < 0)
@@ -237,6 +335,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
 		}
 		mm->rss_pages += i1 - i0;
+		s->w.populated_pages += i1 - i0;
 	}
 	return 0;
 }
@@ -335,13 +434,18 @@ void workload_free(struct sim *s)
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 {
 	uint64_t i0 = (uint64_t)(t - vma->tables) * PAGES_PER_PMD, i1 = i0 + PAGES_PER_PMD;
-	struct page_state init = { LAST_CPUPID_UNSET, t->home_nid, 0, 1, 0 };
+	struct page_state init = { LAST_CPUPID_UNSET, t->home_nid,
+				   (uint8_t)(t->lazy_order << FOLIO_ORDER_SHIFT), 1, 0 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
 	for (uint64_t i = i0; i < i1; i++)
 		vma->store->pg[vma->store_pgoff + i] = init;
 	memset(&vma->ptes[i0], PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY, i1 - i0);
 	t->lazy = false;
+	if (t->lazy_partial) { /* the partial unmap it was built with */
+		t->lazy_partial = false;
+		thp_partial_table(vma->vm_mm->sim, vma, t, 0, false);
+	}
 }
 
 /* ---- latency and rates ------------------------------------------------- */
@@ -499,12 +603,19 @@ static void page_rates(const struct workload_params *p, double rate, uint64_t pa
 static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
+	uint64_t slice = s->w.slice_pages, shared = s->w.shared_pages;
+	if (s->w.unmapped_pages) {
+		/* the touches go to the pages still mapped (partial unmaps) */
+		double f = 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages;
+		slice = (uint64_t)((double)slice * f + 0.5);
+		shared = (uint64_t)((double)shared * f + 0.5);
+	}
 	for (int i = 0; i < s->nr_tasks; i++)
-		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.slice_pages,
+		page_rates(p, s->w.task_rate[i] * p->private_access_share, slice,
 			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   s->w.shared_pages, &s->w.touch.rate[2 * (s->nr_tasks + m)],
+			   shared, &s->w.touch.rate[2 * (s->nr_tasks + m)],
 			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
 }
 

@@ -21,10 +21,12 @@
 
 struct pglist_data {
 	uint64_t nr_free[NR_PAGE_ORDERS];  /* free_area[order].nr_free */
-	/* kcompactd (mm/compaction.c) */
+	/* compaction (mm/compaction.c) */
 	int kcompactd_max_order;           /* the largest order asked for since it last ran, -1: none */
-	bool kcompactd_queued;             /* woken, its work is due */
-	uint32_t compact_cursor;           /* where the migrate scanner resumes (a table id) */
+	uint32_t compact_cursor;           /* where the migrate scanner resumes: a table id ... */
+	uint32_t compact_cursor_page;      /* ... and a page in it */
+	uint64_t compact_pool;             /* pages freed into the pageblock being emptied */
+	unsigned compact_used;             /* used pages of a pageblock compaction empties */
 	/* the deferred split queue (mm/huge_memory.c), as a count */
 	uint64_t split_queue_len;
 };
