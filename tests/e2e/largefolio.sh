@@ -30,6 +30,18 @@ THP=(--set transparent_hugepage.enabled=always)
 MTHP=(--set transparent_hugepage.hugepages-64kB.enabled=always)
 SPLIT=("${THP[@]}" --set workload.thp_partial=0.25)
 
+# ---- the built-in variations run by name (2 s of the full seed machine) -----------
+out=$("$NUMASIM" scenarios)
+for sc in seed-mthp64k seed-thp seed-thp-split seed-compact; do
+    grep -qE "^ *$sc " <<<"$out" || fail "'numasim scenarios' does not list $sc"
+    "$NUMASIM" run "$sc" --quiet --duration 2 --json "$work/$sc.json" >/dev/null 2>"$work/$sc.err" ||
+        fail "$sc: $(cat "$work/$sc.err")"
+done
+[ "$(value thp_fault_alloc "$work/seed-thp.json")" -gt 60000 ] || fail "seed-thp: not built of THPs"
+[ "$(value thp_deferred_split_page "$work/seed-thp-split.json")" -gt 60000 ] ||
+    fail "seed-thp-split: THPs not partially mapped"
+grep -q '"hugepages-64kB/anon_fault_alloc"' "$work/seed-mthp64k.json" || fail "seed-mthp64k: no 64 kB mTHP"
+
 # ---- 2 MiB THP ----------------------------------------------------------------
 run base4k v7.3
 run thp v7.3 "${THP[@]}"
