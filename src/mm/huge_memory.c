@@ -551,6 +551,9 @@ int split_folio(struct sim *s, struct folio folio)
 
 	if (head->flags & FOLIO_LOCKED) /* try_split_folio's trylock, ASYNC */
 		return -EAGAIN;
+	/* lock, unmap, freeze and split: a migration's setup; remap_page: a
+	 * remap (the model's costs of those steps) */
+	charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns + s->m.cost.remap_ns);
 	unmap_folio(s, folio);
 	/* __folio_split: off the deferred queue, every page its own folio */
 	if (head->flags2 & FOLIO2_DEFERRED)

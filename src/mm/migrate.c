@@ -194,6 +194,10 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 	pages_moved(s, folio, from, to);
 	for (unsigned long k = 0; k < nr; k++)
 		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
+	if (folio_flags2(folio) & FOLIO2_DEFERRED) { /* the new folio is queued on its node */
+		s->pgdat[from].split_queue_len--;
+		s->pgdat[to].split_queue_len++;
+	}
 	if (ctx->reason == MR_COMPACTION)
 		compaction_free_source(s, from, folio_order(folio));
 	else

@@ -23,6 +23,10 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	bool is_private_single_threaded = !(vma->vm_flags & VM_SHARED) && mm->mm_users == 1;
 	long pages = 0, looked = 0;
 	uint64_t t_start = sim_now(s), first = addr;
+	/* the verdict for the folio of the previous PTE: the test runs once
+	 * per folio batch (mprotect_folio_pte_batch, v6.17) */
+	struct folio_store *last_fs = NULL;
+	uint64_t last_idx = 0;
 	bool flushed = false;
 
 	if (t->lazy) /* simulator: the table's pages exist from here on */
@@ -47,7 +51,11 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				continue;
 			uint64_t idx = vma_store_idx(vma, addr);
 			struct folio folio = page_folio(vma->store, idx);
-			if (!prot_numa_can_map(folio, idx, vma, is_private_single_threaded)) {
+			bool same = folio_test_large(folio) && last_fs == folio.fs && last_idx == folio.idx &&
+				    s->k.mthp_numa;
+			last_fs = folio.fs;
+			last_idx = folio.idx;
+			if (!same && !prot_numa_can_map(folio, idx, vma, is_private_single_threaded)) {
 				/* skip the rest of this folio's PTEs in the table */
 				uint64_t fend = addr + ((folio.idx + folio_nr_pages(folio) -
 							 vma_store_idx(vma, addr)) << PAGE_SHIFT);
