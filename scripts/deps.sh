@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional] [--bench]
+# Usage: scripts/deps.sh [--optional] [--bench] [--realcheck]
 #   --optional   also install optional packages (gnuplot-nox); failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
+#   --realcheck  also install what scripts/realcheck.sh needs (qemu, busybox, cpio).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev jq)
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
+# qemu-system-x86 boots the guests; busybox-static is the guest's userland;
+# cpio and gzip pack the initramfs.  (libnuma-dev, for numaload, is required.)
+REALCHECK=(qemu-system-x86 busybox-static cpio gzip)
 
 want_optional=0
 want_bench=0
+want_realcheck=0
 for arg in "$@"; do
     case "$arg" in
         --optional) want_optional=1 ;;
         --bench) want_bench=1 ;;
+        --realcheck) want_realcheck=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional] [--bench]"
+            echo "usage: $0 [--optional] [--bench] [--realcheck]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -52,7 +58,13 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 updated=0
+# apt_install [--no-install-recommends] PACKAGE...
 apt_install() {
+    local opts=()
+    if [[ ${1:-} == --no-install-recommends ]]; then
+        opts=("$1")
+        shift
+    fi
     if [[ $(id -u) -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
         echo "deps.sh: not root and sudo is unavailable; cannot install: $*" >&2
         return 1
@@ -63,7 +75,7 @@ apt_install() {
         updated=1
     fi
     echo "deps.sh: installing: $*" >&2
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${opts[@]}" "$@"
 }
 
 mapfile -t missing < <(missing_of "${REQUIRED[@]}")
@@ -87,6 +99,15 @@ if [[ $want_bench -eq 1 ]]; then
     mapfile -t missing_bench < <(missing_of "${BENCH[@]}")
     if [[ ${#missing_bench[@]} -gt 0 ]] && ! apt_install "${missing_bench[@]}"; then
         echo "deps.sh: failed to install benchmark tools: ${missing_bench[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_realcheck -eq 1 ]]; then
+    mapfile -t missing_rc < <(missing_of "${REALCHECK[@]}")
+    # qemu's recommends (GUI, audio, firmware for other machines) are not needed
+    if [[ ${#missing_rc[@]} -gt 0 ]] && ! apt_install --no-install-recommends "${missing_rc[@]}"; then
+        echo "deps.sh: failed to install the realcheck tools: ${missing_rc[*]}" >&2
         exit 1
     fi
 fi

@@ -1,9 +1,12 @@
 /* numasim ab: the A/B methodology of the published measurement.  For each
  * kernel, N pairs of runs; the two runs of a pair share the scenario and the
  * seed (placement, first touch: the same "boot") and differ only in
- * kernel.numa_balancing.  Runs go to a pool of threads; every run is
- * deterministic and lands in its own slot, so the output does not depend on
- * the number of threads. */
+ * kernel.numa_balancing.  Kernels are also compared with each other, run by
+ * run on the same seeds, as a patch is judged.  A balancing-off run is made
+ * once per seed for kernels that only differ where balancing goes
+ * (kernel_config_same_unbalanced) and shared between them.  Runs go to a
+ * pool of threads; every run is deterministic and lands in its own slot, so
+ * the output does not depend on the number of threads. */
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,12 +29,18 @@ const char ab_usage[] =
 	"For each kernel, run N pairs (balancing on vs off, the same seed within a\n"
 	"pair, seeds SEED..SEED+N-1 across pairs) and print the seed table's\n"
 	"figures as min-max over the pairs, the instrumentation figures and where\n"
-	"the balancing cycles went.\n"
+	"the balancing cycles went; then each kernel against the first, seed by\n"
+	"seed.  Kernels that differ only where balancing goes share their\n"
+	"balancing-off runs.  A fixed-work scenario (workload.work_mops) reports\n"
+	"elapsed time, a timed one throughput.\n"
 	"\n"
 	"options:\n"
 	"  --kernels A,B       kernels to compare (at most 8)\n"
 	"  --pairs N           pairs per kernel (default 3)\n"
-	"  --duration S        simulated seconds per run\n"
+	"  --balancing MODE    both (default): pairs on vs off; on or off: only\n"
+	"                      runs with balancing on (off), kernels against\n"
+	"                      each other (e.g. migration calls, balancing off)\n"
+	"  --duration S        simulated seconds per run (the most, for fixed work)\n"
 	"  --seed N            seed of the first pair\n"
 	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
@@ -39,9 +48,13 @@ const char ab_usage[] =
 	"  --json FILE         per-pair values as JSON\n"
 	"  -h, --help          this text\n";
 
+enum ab_mode { AB_BOTH, AB_ON, AB_OFF };
+static const char *const ab_mode_names[] = { "both", "on", "off" };
+
 struct ab_job {
 	int kernel, pair;
 	bool on;
+	bool shared;            /* an off run another kernel's slot holds */
 	struct run_result res;
 	int rc;
 	char err[256];
@@ -50,10 +63,13 @@ struct ab_job {
 struct ab {
 	struct scenario base;
 	char kernels[MAX_KERNELS][96];
+	int off_of[MAX_KERNELS];  /* whose balancing-off runs a kernel uses */
 	int nr_kernels, pairs, jobs;
+	enum ab_mode mode;
 	uint64_t seed0;
 	struct ab_job *job;
 	int nr_jobs;
+	int *todo, nr_todo;       /* the jobs to run */
 	atomic_int next;
 	const char *json;
 };
@@ -84,8 +100,8 @@ static void *worker(void *arg)
 {
 	struct ab *ab = arg;
 	int i;
-	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_jobs)
-		run_job(ab, &ab->job[i]);
+	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_todo)
+		run_job(ab, &ab->job[ab->todo[i]]);
 	return NULL;
 }
 
@@ -102,23 +118,92 @@ static int run_all(struct ab *ab)
 		worker(ab);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	for (int i = 0; i < ab->nr_jobs; i++)
-		if (ab->job[i].rc) {
-			fprintf(stderr, "numasim ab: %s\n", ab->job[i].err);
+	for (int i = 0; i < ab->nr_todo; i++)
+		if (ab->job[ab->todo[i]].rc) {
+			fprintf(stderr, "numasim ab: %s\n", ab->job[ab->todo[i]].err);
 			return 1;
 		}
 	return 0;
 }
 
-/* The job of (kernel k, pair p, on/off). */
+static int job_index(const struct ab *ab, int k, int p, bool on)
+{
+	return (k * ab->pairs + p) * 2 + (on ? 0 : 1);
+}
+
+/* The run of (kernel k, pair p, on/off); an off run may be another
+ * kernel's, shared. */
 static struct ab_job *job_of(struct ab *ab, int k, int p, bool on)
 {
-	return &ab->job[(k * ab->pairs + p) * 2 + (on ? 0 : 1)];
+	return &ab->job[job_index(ab, on ? k : ab->off_of[k], p, on)];
+}
+
+/* The run the single-run figures and the kernel comparison read. */
+static const struct run_result *main_run(struct ab *ab, int k, int p)
+{
+	return &job_of(ab, k, p, ab->mode != AB_OFF)->res;
 }
 
 static double pair_value(struct ab *ab, enum ab_figure f, int k, int p)
 {
-	return ab_figure_value(f, &job_of(ab, k, p, true)->res, &job_of(ab, k, p, false)->res);
+	const struct run_result *off = ab->mode == AB_BOTH ? &job_of(ab, k, p, false)->res : NULL;
+	return ab_figure_value(f, main_run(ab, k, p), off);
+}
+
+static bool any_fixed_work(const struct ab *ab)
+{
+	return ab->base.w.work_mops > 0;
+}
+
+static bool any_calls(const struct ab *ab)
+{
+	return ab->base.w.migrate_call != MCALL_NONE;
+}
+
+/* Whether the table prints figure f. */
+static bool figure_shown(const struct ab *ab, enum ab_figure f)
+{
+	if (ab_figures[f].pair && ab->mode != AB_BOTH)
+		return false;
+	if (f == FIG_ELAPSED || f == FIG_ELAPSED_OFF)
+		return any_fixed_work(ab);
+	if (f == FIG_CALL_RATE)
+		return any_calls(ab);
+	return true;
+}
+
+/* Choose who shares balancing-off runs and list the jobs to run. */
+static int plan_jobs(struct ab *ab, char *err, size_t errlen)
+{
+	struct kernel_config cfg[MAX_KERNELS];
+	for (int k = 0; k < ab->nr_kernels; k++) {
+		if (kernel_config_parse(ab->kernels[k], &cfg[k], err, errlen))
+			return -1;
+		ab->off_of[k] = k;
+		for (int j = 0; j < k; j++)
+			if (ab->off_of[j] == j && kernel_config_same_unbalanced(&cfg[j], &cfg[k])) {
+				ab->off_of[k] = j;
+				break;
+			}
+	}
+	ab->nr_jobs = ab->nr_kernels * ab->pairs * 2;
+	ab->job = calloc((size_t)ab->nr_jobs, sizeof(*ab->job));
+	ab->todo = calloc((size_t)ab->nr_jobs, sizeof(*ab->todo));
+	if (!ab->job || !ab->todo) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int k = 0; k < ab->nr_kernels; k++)
+		for (int p = 0; p < ab->pairs; p++)
+			for (int on = 1; on >= 0; on--) {
+				int i = job_index(ab, k, p, on);
+				bool shared = !on && ab->off_of[k] != k;
+				ab->job[i] = (struct ab_job){ .kernel = k, .pair = p, .on = on, .shared = shared };
+				bool wanted = ab->mode == AB_BOTH || (ab->mode == AB_ON) == (bool)on;
+				if (wanted && !shared)
+					ab->todo[ab->nr_todo++] = i;
+			}
+	return 0;
 }
 
 /* ---- the table -------------------------------------------------------- */
@@ -145,7 +230,8 @@ static void format_range(char *buf, size_t len, const struct ab_figure_def *d, d
 	int dec = d->decimals;
 	if (d->decimals == 1 && hi * d->scale >= 100)
 		dec = 0;
-	snprintf(buf, len, "%.*f-%.*f%s", dec, lo * d->scale, dec, hi * d->scale, d->unit);
+	/* "lo-hi", or "lo..hi" when a minus sign would make the dash ambiguous */
+	snprintf(buf, len, "%.*f%s%.*f%s", dec, lo * d->scale, lo < 0 ? ".." : "-", dec, hi * d->scale, d->unit);
 }
 
 static void print_row(struct ab *ab, enum ab_figure f, bool show_published)
@@ -194,13 +280,105 @@ static void print_breakdown(struct ab *ab)
 	}
 }
 
+/* ---- kernel against kernel -------------------------------------------- */
+
+enum versus { VS_THROUGHPUT, VS_ELAPSED, VS_TLB_IRQS, VS_CALL_RATE, NR_VERSUS };
+
+static const struct {
+	const char *key, *label;
+	bool percent;         /* a change in %, else a ratio */
+} versus_defs[NR_VERSUS] = {
+	[VS_THROUGHPUT] = { "throughput_change", "throughput", true },
+	[VS_ELAPSED] = { "elapsed_change", "elapsed time", true },
+	[VS_TLB_IRQS] = { "tlb_irqs_ratio", "TLB interrupts (ratio)", false },
+	[VS_CALL_RATE] = { "call_rate_ratio", "migration calls' pages per s (ratio)", false },
+};
+
+static bool versus_shown(const struct ab *ab, enum versus v)
+{
+	if (v == VS_ELAPSED)
+		return any_fixed_work(ab);
+	if (v == VS_CALL_RATE)
+		return any_calls(ab);
+	return true;
+}
+
+/* Kernel k against the first kernel on the seed of pair p. */
+static double versus_value(struct ab *ab, enum versus v, int k, int p)
+{
+	const struct run_result *a = main_run(ab, 0, p), *b = main_run(ab, k, p);
+	double ta = a->sim_s > 0 ? a->ops / a->sim_s : 0, tb = b->sim_s > 0 ? b->ops / b->sim_s : 0;
+	switch (v) {
+	case VS_THROUGHPUT:
+		return ta > 0 ? tb / ta - 1 : 0;
+	case VS_ELAPSED:
+		return a->sim_s > 0 ? b->sim_s / a->sim_s - 1 : 0;
+	case VS_TLB_IRQS:
+		return a->tlb_irqs ? (double)b->tlb_irqs / (double)a->tlb_irqs : 0;
+	case VS_CALL_RATE:
+		return a->call_pages > 0 && b->call_s > 0 ? (b->call_pages / b->call_s) / (a->call_pages / a->call_s)
+							  : 0;
+	default:
+		return 0;
+	}
+}
+
+static void print_versus(struct ab *ab)
+{
+	printf("\neach kernel against %s, balancing %s, seed by seed (min-max)\n", ab->kernels[0],
+	       ab->mode == AB_OFF ? "off" : "on");
+	for (int v = 0; v < NR_VERSUS; v++) {
+		if (!versus_shown(ab, (enum versus)v))
+			continue;
+		printf("%-42s %-22s", versus_defs[v].label, "-");
+		for (int k = 1; k < ab->nr_kernels; k++) {
+			double lo = 0, hi = 0;
+			for (int p = 0; p < ab->pairs; p++) {
+				double x = versus_value(ab, (enum versus)v, k, p);
+				lo = !p || x < lo ? x : lo;
+				hi = !p || x > hi ? x : hi;
+			}
+			char buf[64];
+			if (versus_defs[v].percent)
+				snprintf(buf, sizeof(buf), "%+.1f%%..%+.1f%%", 100 * lo, 100 * hi);
+			else
+				snprintf(buf, sizeof(buf), "%.2f-%.2fx", lo, hi);
+			printf(" %-22s", buf);
+		}
+		printf("\n");
+	}
+}
+
+/* Runs whose work did not finish: their elapsed time is the run's limit. */
+static int unfinished_runs(struct ab *ab)
+{
+	int n = 0;
+	for (int i = 0; i < ab->nr_todo; i++) {
+		const struct run_result *r = &ab->job[ab->todo[i]].res;
+		n += r->fixed_work && !r->finished;
+	}
+	return n;
+}
+
 static void print_table(struct ab *ab)
 {
-	bool seed = !strcmp(ab->base.name, "seed");
-	printf("numasim ab: %s, %d pair%s of %g s per kernel (balancing on vs off, seed %llu..%llu)\n\n",
-	       ab->base.name, ab->pairs, ab->pairs > 1 ? "s" : "", ab->base.duration_s,
-	       (unsigned long long)ab->seed0, (unsigned long long)(ab->seed0 + (uint64_t)ab->pairs - 1));
-	printf("%-42s", "figure (min-max over pairs)");
+	bool seed = !strcmp(ab->base.name, "seed") && ab->mode == AB_BOTH;
+	unsigned long long s0 = (unsigned long long)ab->seed0, s1 = s0 + (unsigned long long)ab->pairs - 1;
+	if (ab->mode == AB_BOTH)
+		printf("numasim ab: %s, %d pair%s of %g s per kernel (balancing on vs off, seed %llu..%llu)\n",
+		       ab->base.name, ab->pairs, ab->pairs > 1 ? "s" : "", ab->base.duration_s, s0, s1);
+	else
+		printf("numasim ab: %s, %d run%s of %g s per kernel (balancing %s, seed %llu..%llu)\n",
+		       ab->base.name, ab->pairs, ab->pairs > 1 ? "s" : "", ab->base.duration_s,
+		       ab->mode == AB_ON ? "on" : "off", s0, s1);
+	for (int k = 0; k < ab->nr_kernels; k++)
+		if (ab->mode == AB_BOTH && ab->off_of[k] != k)
+			printf("%s shares the balancing-off runs of %s\n", ab->kernels[k], ab->kernels[ab->off_of[k]]);
+	int n = unfinished_runs(ab);
+	if (n)
+		printf("%d run%s did not finish the work in %g s: elapsed times are lower bounds\n", n,
+		       n > 1 ? "s" : "", ab->base.duration_s);
+	printf("\n%-42s", ab->mode == AB_BOTH ? "figure (min-max over pairs)" : "figure (min-max over runs)");
 	for (int k = 0; k < ab->nr_kernels; k++)
 		printf(" %-22s", ab->kernels[k]);
 	if (seed)
@@ -209,9 +387,13 @@ static void print_table(struct ab *ab)
 	for (int f = 0; f < NR_AB_FIGURES; f++) {
 		if (f == FIG_REFILL_CYCLES)
 			printf("\ninstrumentation\n");
-		print_row(ab, (enum ab_figure)f, seed);
+		if (figure_shown(ab, (enum ab_figure)f))
+			print_row(ab, (enum ab_figure)f, seed);
 	}
-	print_breakdown(ab);
+	if (ab->mode == AB_BOTH)
+		print_breakdown(ab);
+	if (ab->nr_kernels > 1)
+		print_versus(ab);
 	if (seed)
 		printf("\nPublished figures: BRIEF section 1 (v7.3 and v7.3 + the v2 patch, 2-socket\n"
 		       "384-CPU x86, three A/B pairs of 180 s).  See docs/calibration.md.\n");
@@ -219,30 +401,58 @@ static void print_table(struct ab *ab)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+static json_t *per_pair(struct ab *ab, int k, double (*value)(struct ab *, int, int, int), int what)
+{
+	json_t *arr = json_array();
+	for (int p = 0; p < ab->pairs; p++)
+		json_array_append_new(arr, json_real(value(ab, what, k, p)));
+	return arr;
+}
+
+static double figure_at(struct ab *ab, int f, int k, int p)
+{
+	return pair_value(ab, (enum ab_figure)f, k, p);
+}
+
+static double versus_at(struct ab *ab, int v, int k, int p)
+{
+	return versus_value(ab, (enum versus)v, k, p);
+}
+
+static double extra_cost_at(struct ab *ab, int c, int k, int p)
+{
+	return job_of(ab, k, p, true)->res.cost_ns[c] - job_of(ab, k, p, false)->res.cost_ns[c];
+}
+
 static json_t *ab_json(struct ab *ab)
 {
 	json_t *root = json_object(), *res = json_object();
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
 	json_object_set_new(root, "scenario", json_string(ab->base.name));
+	json_object_set_new(root, "balancing", json_string(ab_mode_names[ab->mode]));
 	json_object_set_new(root, "pairs", json_integer(ab->pairs));
 	json_object_set_new(root, "simulated_seconds", json_real(ab->base.duration_s));
 	json_object_set_new(root, "first_seed", json_integer((json_int_t)ab->seed0));
+	json_object_set_new(root, "unfinished_runs", json_integer(unfinished_runs(ab)));
 	for (int k = 0; k < ab->nr_kernels; k++) {
-		json_t *kj = json_object(), *costs = json_object();
-		for (int f = 0; f < NR_AB_FIGURES; f++) {
-			json_t *arr = json_array();
-			for (int p = 0; p < ab->pairs; p++)
-				json_array_append_new(arr, json_real(pair_value(ab, (enum ab_figure)f, k, p)));
-			json_object_set_new(kj, ab_figures[f].key, arr);
+		json_t *kj = json_object();
+		for (int f = 0; f < NR_AB_FIGURES; f++)
+			if (figure_shown(ab, (enum ab_figure)f))
+				json_object_set_new(kj, ab_figures[f].key, per_pair(ab, k, figure_at, f));
+		if (ab->mode == AB_BOTH) {
+			json_t *costs = json_object();
+			for (int c = 0; c < NR_COST_CAUSES; c++)
+				json_object_set_new(costs, cost_cause_names[c], per_pair(ab, k, extra_cost_at, c));
+			json_object_set_new(kj, "extra_cost_ns", costs);
+			json_object_set_new(kj, "balancing_off_runs_of", json_string(ab->kernels[ab->off_of[k]]));
 		}
-		for (int c = 0; c < NR_COST_CAUSES; c++) {
-			json_t *arr = json_array();
-			for (int p = 0; p < ab->pairs; p++)
-				json_array_append_new(arr, json_real(job_of(ab, k, p, true)->res.cost_ns[c] -
-								     job_of(ab, k, p, false)->res.cost_ns[c]));
-			json_object_set_new(costs, cost_cause_names[c], arr);
+		if (k) {
+			json_t *vs = json_object();
+			for (int v = 0; v < NR_VERSUS; v++)
+				if (versus_shown(ab, (enum versus)v))
+					json_object_set_new(vs, versus_defs[v].key, per_pair(ab, k, versus_at, v));
+			json_object_set_new(kj, "versus_first", vs);
 		}
-		json_object_set_new(kj, "extra_cost_ns", costs);
 		json_object_set_new(res, ab->kernels[k], kj);
 	}
 	json_object_set_new(root, "kernels", res);
@@ -251,7 +461,7 @@ static json_t *ab_json(struct ab *ab)
 
 /* ---- arguments -------------------------------------------------------- */
 
-enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
+enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
 
 static int split_kernels(struct ab *ab, const char *list)
 {
@@ -284,6 +494,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 	static const struct option opts[] = {
 		{ "kernels", required_argument, NULL, OPT_KERNELS },
 		{ "pairs", required_argument, NULL, OPT_PAIRS },
+		{ "balancing", required_argument, NULL, OPT_BALANCING },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "set", required_argument, NULL, OPT_SET },
@@ -304,6 +515,16 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		case 'h': fputs(ab_usage, stdout); free(sets); exit(0);
 		case OPT_KERNELS: kernels = optarg; break;
 		case OPT_PAIRS: rc = parse_count("--pairs", optarg, 1, MAX_PAIRS, &ab->pairs) ? EXIT_INPUT : 0; break;
+		case OPT_BALANCING:
+			rc = EXIT_INPUT;
+			for (int m = 0; m < 3; m++)
+				if (!strcmp(optarg, ab_mode_names[m])) {
+					ab->mode = (enum ab_mode)m;
+					rc = 0;
+				}
+			if (rc)
+				fprintf(stderr, "numasim ab: --balancing: '%s' is not both, on or off\n", optarg);
+			break;
 		case OPT_JOBS: rc = parse_count("--jobs", optarg, 1, 64, &ab->jobs) ? EXIT_INPUT : 0; break;
 		case OPT_DURATION: duration = optarg; break;
 		case OPT_SEED: seed = optarg; break;
@@ -358,14 +579,13 @@ int cmd_ab(int argc, char **argv)
 	if (!rc) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		char err[256];
 		ab->seed0 = ab->base.seed;
-		ab->nr_jobs = ab->nr_kernels * ab->pairs * 2;
-		ab->job = calloc((size_t)ab->nr_jobs, sizeof(*ab->job));
-		for (int k = 0; ab->job && k < ab->nr_kernels; k++)
-			for (int p = 0; p < ab->pairs; p++)
-				for (int on = 0; on < 2; on++)
-					*job_of(ab, k, p, on) = (struct ab_job){ .kernel = k, .pair = p, .on = on };
-		rc = ab->job ? run_all(ab) : 1;
+		rc = plan_jobs(ab, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "numasim ab: %s\n", err);
+		else
+			rc = run_all(ab);
 		if (!rc) {
 			print_table(ab);
 			if (ab->json) {
@@ -381,9 +601,10 @@ int cmd_ab(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n",
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-			ab->nr_jobs, ab->jobs);
+			ab->nr_todo, ab->jobs);
 	}
 	free(ab->job);
+	free(ab->todo);
 	free(ab);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
 #include "linux/compaction.h"
+#include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
 
 int nr_cpu_words = CPUMASK_WORDS;
@@ -108,13 +109,28 @@ static void timeseries_tick(struct sim *s, uint64_t now)
 	}
 }
 
+/* The run ended at @end: close the seconds up to it, the last one partial,
+ * and keep only those. */
+static void timeseries_finish(struct sim *s, uint64_t end)
+{
+	struct timeseries *ts = s->ts;
+	timeseries_tick(s, end);
+	if (ts->cur < ts->n && end > (uint64_t)ts->cur * NSEC_PER_SEC) {
+		for (int c = 0; c < NR_TS_COUNTERS; c++)
+			ts->count[c][ts->cur] = ts_cumulative(s, (enum ts_counter)c) - ts->last[c];
+		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		ts->cur++;
+	}
+	ts->n = ts->cur;
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 static int setup_tasks(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
 	s->nr_mms = p->processes;
-	s->nr_tasks = p->processes * p->threads;
+	s->nr_tasks = p->processes * p->threads + (p->migrate_call != MCALL_NONE);
 	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
 	s->tasks = calloc((size_t)s->nr_tasks, sizeof(struct task_struct));
 	if (!s->mms || !s->tasks)
@@ -129,7 +145,28 @@ static int setup_tasks(struct sim *s)
 			s->mms[i].nr_threads++;
 		}
 	}
-	for (int i = 0; i < s->nr_tasks; i++) {
+	if (p->migrate_call != MCALL_NONE) {
+		/* the process that makes the calls (numactl's migratepages): one
+		 * thread, no memory of its own */
+		struct task_struct *t = &s->tasks[s->nr_tasks - 1];
+		s->caller_mm = calloc(1, sizeof(*s->caller_mm));
+		if (!s->caller_mm)
+			return -1;
+		s->caller_mm->sim = s;
+		s->caller_mm->id = s->nr_mms;
+		s->caller_mm->mm_users = s->caller_mm->nr_threads = 1;
+		t->idx = s->nr_tasks - 1;
+		t->pid = t->tgid = 900;
+		t->mm = s->caller_mm;
+		t->syscall_caller = true;
+		t->numa_preferred_nid = NUMA_NO_NODE;
+		double every = p->migrate_every_s, span = (double)s->duration_ns / 1e9 - p->migrate_at_s;
+		s->max_calls = every > 0 && span > 0 ? (int)(span / every) + 1 : 1;
+		s->calls = calloc((size_t)s->max_calls, sizeof(*s->calls));
+		if (!s->calls)
+			return -1;
+	}
+	for (int i = 0; i < s->nr_tasks - (p->migrate_call != MCALL_NONE); i++) {
 		struct task_struct *t = &s->tasks[i];
 		int proc = i / p->threads, th = i % p->threads;
 		t->idx = i;
@@ -157,7 +194,14 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
-	pgdat_init(s);
+	/* a memory eater: a process that only holds memory on one node */
+	if (s->w.p.eat_gib > 0 && s->w.p.eat_node >= 0 && s->w.p.eat_node < s->m.nr_nodes) {
+		uint64_t eat = (uint64_t)(s->w.p.eat_gib * (double)(1ull << (30 - PAGE_SHIFT)));
+		uint64_t *free = &s->node_free_pages[s->w.p.eat_node];
+		s->pgdat[s->w.p.eat_node].held_pages = eat < *free ? eat : *free;
+		*free = eat < *free ? *free - eat : 0;
+	}
+	pgdat_init(s); /* the free blocks of what is left */
 	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
 	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
 		goto oom;
@@ -205,6 +249,7 @@ void sim_free(struct sim *s)
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
 		free(t->mctx);
+		free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);
 	}
@@ -217,6 +262,8 @@ void sim_free(struct sim *s)
 	engine_free(&s->e);
 	sched_free(s);
 	free(s->node_run_ns);
+	free(s->caller_mm);
+	free(s->calls);
 	free(s->task_node_run_ns);
 	timeseries_free(s->ts);
 	s->ts = NULL;
@@ -268,6 +315,11 @@ int sim_run(struct sim *s)
 			break;
 		if (id == s->timer_account) {
 			workload_account(s, now);
+			if (s->w.p.work_mops > 0 && sched_exit_done(s, now)) {
+				timeseries_tick(s, now);
+				s->end_ns = now;
+				break; /* every thread's work is done */
+			}
 			timeseries_tick(s, now);
 			timerq_set(&s->e.q, id, now + ACCOUNT_NS);
 			if (s->progress)
@@ -287,13 +339,21 @@ int sim_run(struct sim *s)
 			}
 		}
 	}
-	workload_account(s, s->duration_ns);
-	timeseries_tick(s, s->duration_ns);
+	if (!s->end_ns)
+		s->end_ns = s->duration_ns;
+	workload_account(s, s->end_ns);
+	timeseries_finish(s, s->end_ns);
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
 		s->w.total_ops += p->ops;
+		if (p->call && p->act != ACT_USER && s->nr_calls < s->max_calls) /* a call in flight */
+			s->calls[s->nr_calls++] = (struct call_record){
+				.start_ns = p->call->started, .end_ns = s->end_ns, .from = p->call->from,
+				.to = p->call->to, .moved = p->call->moved, .failed = p->call->failed,
+				.unfinished = true,
+			};
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
-			double ns = (double)(s->duration_ns - p->exec_start);
+			double ns = (double)(s->end_ns - p->exec_start);
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;
 			s->task_node_run_ns[(size_t)i * (size_t)s->m.nr_nodes +
 					    (size_t)s->cpus[p->cpu].node] += ns;

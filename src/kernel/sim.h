@@ -78,13 +78,22 @@ struct sim_stats {
 
 struct sched_state;
 
+/* One migration system call, for the report. */
+struct call_record {
+	uint64_t start_ns, end_ns;
+	int from, to;
+	unsigned long moved, failed;      /* pages */
+	bool unfinished;                  /* still running when the run ended */
+};
+
 struct sim {
 	struct machine m;
 	struct kernel_config k;
 	struct tunables t;
 	struct workload w;
 	uint64_t seed;
-	uint64_t duration_ns;
+	uint64_t duration_ns;             /* the longest the run may last */
+	uint64_t end_ns;                  /* when it ended: duration_ns, or when the work was done */
 
 	struct cpu_state *cpus;
 	struct task_struct *tasks;
@@ -113,6 +122,9 @@ struct sim {
 	struct timeseries *ts;            /* per-second series, always kept */
 	double *node_run_ns;              /* per node: CPU time the tasks ran there */
 	double *task_node_run_ns;         /* [task][node]: the same per task */
+	struct mm_struct *caller_mm;      /* the migration calls' process (no memory) */
+	struct call_record *calls;        /* the migration calls made */
+	int nr_calls, max_calls;
 };
 
 /* Per simulated second: what the plots draw.  The counter columns are the

@@ -41,13 +41,22 @@ static void base_v5_15(struct kernel_config *k)
 	k->prot_numa_refcount = true;      /* 80d47f5de5e3, v5.14 */
 }
 
-static void base_v6_3(struct kernel_config *k)
+/* Debian bookworm's linux-image-6.1: v5.15 plus the v6.0 scheduler
+ * changes (SIS_UTIL; imb_numa_nr, 026b98a93bbd and cb29a5c19d2d) and
+ * mprotect's mmu_gather (v5.19); no batched migration flush yet
+ * (7e12beb8ca2a is v6.3). */
+static void base_v6_1(struct kernel_config *k)
 {
 	base_v5_15(k);
+	k->sis_util = true;
+	k->imb_numa_nr = true;
+	k->huge_pmd_immediate_flush = false; /* 4a18419f71cd, v5.19 */
+}
+
+static void base_v6_3(struct kernel_config *k)
+{
+	base_v6_1(k);
 	k->migrate_batch_flush = true;
-	k->sis_util = true;                /* v6.0 */
-	k->imb_numa_nr = true;             /* 026b98a93bbd, cb29a5c19d2d: v6.0 */
-	k->huge_pmd_immediate_flush = false; /* 4a18419f71cd, v5.19: mprotect uses an mmu_gather */
 }
 
 static void base_v6_4(struct kernel_config *k)
@@ -58,6 +67,7 @@ static void base_v6_4(struct kernel_config *k)
 	k->split_folios_own_batch = true;  /* a21d2133215b */
 }
 
+/* The first release with multi-size THP, before its NUMA balancing. */
 static void base_v6_8(struct kernel_config *k)
 {
 	base_v6_4(k);
@@ -69,9 +79,15 @@ static void base_v6_8(struct kernel_config *k)
 	k->thp_migrate_refuse_shared = false; /* 728be28fae8c, v6.8 */
 }
 
-static void base_v7_3(struct kernel_config *k)
+/* Debian's linux-image-6.12: v6.8 plus weighted interleave (v6.9), mTHP
+ * NUMA balancing and the deferred split in migration (v6.10), riscv's
+ * pte_accessible (v6.11) and the partially-mapped flag (v6.12); arm64's
+ * flush_tlb_batched_pending is still a DSB (4b634918384c is v6.16; its
+ * stable backport to 6.12.y is the arm64-pending-flush patch). */
+static void base_v6_12(struct kernel_config *k)
 {
 	base_v6_8(k);
+	k->weighted_interleave = true;     /* fa3bea4e1f82, v6.9 */
 	k->compact_large_folios = true;    /* v6.9 */
 	k->mthp_numa = true;               /* d2136d749d76, 6b0ed7b3c775: v6.10 */
 	k->prot_numa_refcount = false;     /* ... which replaced the page_count test */
@@ -79,6 +95,11 @@ static void base_v7_3(struct kernel_config *k)
 	k->migrate_split_deferred = true;  /* 7262f208ca68, v6.10 */
 	k->riscv_pte_accessible = true;    /* 50b5bae5be1b, v6.11 */
 	k->partially_mapped_flag = true;   /* v6.12 */
+}
+
+static void base_v7_3(struct kernel_config *k)
+{
+	base_v6_12(k);
 	k->lazy_mm_cpumask = true;         /* 209954cbc7d0, 6db2526c1d69: v6.14 */
 	k->maybe_mapped_shared = true;     /* v6.15 */
 	k->base_slice_700us = true;        /* 2ae891b82695, v6.15 */
@@ -90,10 +111,12 @@ static void base_v7_3(struct kernel_config *k)
 static const struct base_def bases[] = {
 	{ "v5.12", "hint fault restores the PTE before migrating; ptep_clear_flush per PTE", base_v5_12 },
 	{ "v5.15", "b99a342d4f11: PTE stays PROT_NONE while the fault migrates; no batched flush", base_v5_15 },
+	{ "v6.1", "as v5.15 with the v6.0 scheduler (SIS_UTIL, imb_numa_nr); no batched migration flush", base_v6_1 },
 	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
-	{ "v6.8", "as v6.4, plus multi-size THP (no NUMA balancing of it yet), arm64/riscv batched unmap", base_v6_8 },
-	{ "v7.3", "the seed's base: mTHP NUMA balancing (v6.10), INVLPGB (v6.15), arm64 batched-pending flush_tlb_mm (v6.16)", base_v7_3 },
+	{ "v6.8", "as v6.4, plus EEVDF, multi-size THP (not yet NUMA-balanced), arm64/riscv batched unmap", base_v6_8 },
+	{ "v6.12", "as v6.8; mTHP NUMA balancing and the deferred split in migration (v6.10), riscv pte_accessible (v6.11)", base_v6_12 },
+	{ "v7.3", "as v6.12; lazy x86 mm_cpumask (v6.14); INVLPGB, 2.8 ms slices (v6.15); arm64 flush_tlb_batched_pending flushes the mm (v6.16)", base_v7_3 },
 };
 
 static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }
@@ -126,6 +149,7 @@ static const struct switch_def switches[] = {
 	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
 	SW(riscv_batched_unmap), SW(riscv_pte_accessible), SW(x86_invlpgb),
 	SW(lazy_mm_cpumask), SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(base_slice_700us),
+	SW(weighted_interleave),
 	SW(thp_numa_generic), SW(thp_migrate_refuse_shared), SW(huge_pmd_immediate_flush),
 	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
 	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
@@ -170,6 +194,39 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
 		p->apply(cfg);
 	}
 	return 0;
+}
+
+/* Switches read only on paths that NUMA balancing alone reaches: the
+ * scanner's VMA filter (task_numa_work), the hint fault's delayed mapping
+ * and mTHP gate (do_numa_page, mpol_misplaced), the v1 patch (reason
+ * MR_NUMA_MISPLACED) and the arm64 pending flush (change_pte_range, which
+ * only the scanner calls here); the scanner's large-folio tests
+ * (prot_numa_can_map, change_huge_pmd) and the huge-PMD hint fault's
+ * (do_huge_pmd_numa_page, migrate_misplaced_folio_prepare).  A new switch
+ * is compared unless it is listed here; tests/e2e/ab.sh checks the listed
+ * ones. */
+static void clear_balancing_only(struct kernel_config *c)
+{
+	memset(c->name, 0, sizeof(c->name));
+	c->vma_scan_filter = false;
+	c->numa_delay_mapping = false;
+	c->mthp_numa = false;
+	c->single_folio_v1 = false;
+	c->flush_pending_dsb_only = false;
+	c->prot_numa_refcount = false;
+	c->maybe_mapped_shared = false;
+	c->pmd_prot_numa_checks = false;
+	c->huge_pmd_immediate_flush = false;
+	c->thp_numa_generic = false;
+	c->thp_migrate_refuse_shared = false;
+}
+
+bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b)
+{
+	struct kernel_config x = *a, y = *b;
+	clear_balancing_only(&x);
+	clear_balancing_only(&y);
+	return !memcmp(&x, &y, sizeof(x)); /* chars and bools only: no padding */
 }
 
 void kernel_variants_print(void)

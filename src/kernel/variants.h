@@ -22,6 +22,7 @@ struct kernel_config {
 	bool sis_util;               /* v6.0: select_idle_cpu's scan limit from LLC utilisation (SIS_UTIL) */
 	bool imb_numa_nr;            /* v6.0: NUMA imbalance allowance from sd->imb_numa_nr (12.5% of a node) */
 	bool eevdf;                  /* v6.6: EEVDF replaces CFS (one base slice, no latency period) */
+	bool weighted_interleave;    /* fa3bea4e1f82 (v6.9): MPOL_WEIGHTED_INTERLEAVE */
 	bool base_slice_700us;       /* 2ae891b82695 (v6.15): base slice 0.70 ms, not 0.75 ms */
 	bool lazy_mm_cpumask;        /* 209954cbc7d0 + 6db2526c1d69 (v6.14): x86 mm_cpumask cleared lazily, trimmed once a second */
 	bool x86_invlpgb;            /* v6.15 (Rik van Riel's series): INVLPGB broadcast flushes and global ASIDs */
@@ -50,6 +51,11 @@ struct kernel_config {
 
 /* Parse @name into @cfg.  Returns 0, or -1 with a message in @err. */
 int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, size_t errlen);
+
+/* Whether two kernels give the same run with kernel.numa_balancing = 0:
+ * equal once the switches only NUMA balancing reaches are set aside
+ * (numasim ab shares one balancing-off run between them). */
+bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b);
 
 /* Print every base and patch, one line each, then which mechanism each
  * base has, to stdout. */

@@ -109,7 +109,7 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 				}
 		}
 	for (int n = 0; n < s->m.nr_nodes; n++)
-		if (used[n] + s->node_free_pages[n] != node_pages)
+		if (used[n] + s->pgdat[n].held_pages + s->node_free_pages[n] != node_pages)
 			FAIL("node %d: %llu pages in use and %llu free, of %llu", n,
 			     (unsigned long long)used[n], (unsigned long long)s->node_free_pages[n],
 			     (unsigned long long)node_pages);

@@ -124,11 +124,33 @@ static struct thp_gfp vma_thp_gfp_mask(const struct sim *s, unsigned long vm_fla
 	return g;
 }
 
+/* The @k-th node of @want's zonelist among @allowed: nearest first, ties by
+ * number (as mempolicy.c's alloc_pages_policy); -1 past the last. */
+static int zonelist_node(const struct sim *s, int want, uint64_t allowed, int k)
+{
+	uint64_t used = 0;
+	int best = -1;
+	for (int round = 0; round <= k; round++) {
+		best = -1;
+		for (int nid = 0; nid < s->m.nr_nodes; nid++) {
+			if (!((allowed >> nid) & 1) || ((used >> nid) & 1))
+				continue;
+			if (best < 0 || s->m.distance[want][nid] < s->m.distance[want][best])
+				best = nid;
+		}
+		if (best < 0)
+			return -1;
+		used |= 1ull << best;
+	}
+	return best;
+}
+
 /* do_huge_pmd_anonymous_page's allocation (vma_alloc_anon_folio_pmd,
  * alloc_pages_mpol for the PMD order): the faulting node alone first
  * (__GFP_THISNODE | __GFP_NORETRY); a mask with direct reclaim compacts
  * and then may take any node; one with kswapd reclaim wakes kcompactd. */
-static bool alloc_thp_pmd(struct sim *s, unsigned long vm_flags, int want, int cpu, int *nid)
+static bool alloc_thp_pmd(struct sim *s, unsigned long vm_flags, int want, uint64_t allowed,
+			  int cpu, int *nid)
 {
 	struct thp_gfp g = vma_thp_gfp_mask(s, vm_flags);
 	if (alloc_pages_node(s, want, HPAGE_PMD_ORDER)) {
@@ -137,13 +159,11 @@ static bool alloc_thp_pmd(struct sim *s, unsigned long vm_flags, int want, int c
 	}
 	if (g.direct_reclaim) {
 		try_to_compact_pages(s, want, HPAGE_PMD_ORDER, cpu);
-		for (int i = 0; i < s->m.nr_nodes; i++) {
-			int n = (want + i) % s->m.nr_nodes;
+		for (int k = 0, n; (n = zonelist_node(s, want, allowed, k)) >= 0; k++)
 			if (alloc_pages_node(s, n, HPAGE_PMD_ORDER)) {
 				*nid = n;
 				return true;
 			}
-		}
 	}
 	if (g.kswapd_reclaim)
 		wakeup_kcompactd(s, want, HPAGE_PMD_ORDER);
@@ -151,20 +171,18 @@ static bool alloc_thp_pmd(struct sim *s, unsigned long vm_flags, int want, int c
 }
 
 /* An mTHP order: the normal zonelist, this node first, then the others. */
-static bool alloc_mthp(struct sim *s, unsigned order, int want, int *nid)
+static bool alloc_mthp(struct sim *s, unsigned order, int want, uint64_t allowed, int *nid)
 {
-	for (int i = 0; i < s->m.nr_nodes; i++) {
-		int n = (want + i) % s->m.nr_nodes;
+	for (int k = 0, n; (n = zonelist_node(s, want, allowed, k)) >= 0; k++)
 		if (alloc_pages_node(s, n, order)) {
 			*nid = n;
 			return true;
 		}
-	}
 	return false;
 }
 
 unsigned thp_first_touch(struct sim *s, struct vm_area_struct *vma, unsigned long vm_flags,
-			 uint64_t addr, bool pmd_empty, int want, int cpu, int *nid)
+			 uint64_t addr, bool pmd_empty, int want, uint64_t allowed, int cpu, int *nid)
 {
 	unsigned long orders = thp_vma_allowable_orders(s, vm_flags);
 
@@ -172,7 +190,7 @@ unsigned thp_first_touch(struct sim *s, struct vm_area_struct *vma, unsigned lon
 	/* __handle_mm_fault: a PMD THP only while the PMD is empty */
 	if (pmd_empty && (orders & (1ul << HPAGE_PMD_ORDER)) &&
 	    thp_vma_suitable_order(vma, addr, HPAGE_PMD_ORDER)) {
-		if (alloc_thp_pmd(s, vm_flags, want, cpu, nid)) {
+		if (alloc_thp_pmd(s, vm_flags, want, allowed, cpu, nid)) {
 			count_vm_events_cpu(s, cpu, THP_FAULT_ALLOC, 1);
 			count_mthp_stat(s, HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
 			return HPAGE_PMD_ORDER;
@@ -189,7 +207,7 @@ unsigned thp_first_touch(struct sim *s, struct vm_area_struct *vma, unsigned lon
 		if (!(orders & (1ul << o)) || !thp_vma_suitable_order(vma, addr, (unsigned)o) ||
 		    (addr & ((PAGE_SIZE << o) - 1)))
 			continue;
-		if (alloc_mthp(s, (unsigned)o, want, nid)) {
+		if (alloc_mthp(s, (unsigned)o, want, allowed, nid)) {
 			count_mthp_stat(s, (unsigned)o, MTHP_STAT_ANON_FAULT_ALLOC);
 			return (unsigned)o;
 		}

@@ -465,6 +465,7 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 	}
 	trace(s, TR_MIGRATE_PAGES, s->e.cpu, current_pid(s), sim_now(s), 0, (int64_t)ctx->nr_succeeded,
 	      (int64_t)ctx->nr_failed_pages, ctx->mode, ctx->reason);
+	ctx->old_thp_path = false; /* set by its one caller for one call */
 	if (ctx->enomem)
 		return -ENOMEM;
 	/* 0 when the list ended empty: every split piece migrated */

@@ -27,7 +27,7 @@ void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t va
 		map[bit / 64] &= ~(1ull << (bit % 64));
 		(*count)--;
 	}
-	touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, hot, is ? 1 : -1);
+	touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, is ? 1 : -1);
 }
 
 /* ptep_clear_flush: clear the PTE, and flush its one page only if a TLB may

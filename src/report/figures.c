@@ -5,7 +5,9 @@
 void run_result_from_sim(const struct sim *s, struct run_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->sim_s = (double)s->duration_ns / 1e9;
+	r->sim_s = (double)(s->end_ns ? s->end_ns : s->duration_ns) / 1e9;
+	r->fixed_work = s->w.p.work_mops > 0;
+	r->finished = r->fixed_work && s->end_ns < s->duration_ns;
 	r->nr_cpus = s->m.nr_cpus;
 	r->cpu_ghz = s->m.cpu_ghz;
 	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
@@ -18,13 +20,24 @@ void run_result_from_sim(const struct sim *s, struct run_result *r)
 	r->st = s->st;
 	r->ops = s->w.total_ops;
 	r->remote_ns = s->w.remote_ns;
+	r->nr_calls = s->nr_calls;
+	for (int i = 0; i < s->nr_calls; i++) {
+		r->call_s += (double)(s->calls[i].end_ns - s->calls[i].start_ns) / 1e9;
+		r->call_pages += (double)s->calls[i].moved;
+	}
 }
 
 const struct ab_figure_def ab_figures[NR_AB_FIGURES] = {
-	[FIG_LOSS] = { "throughput_loss", "throughput loss from balancing", 100, "%", 1, true },
-	[FIG_KCYCLES] = { "kernel_cycles_per_hinting_pte", "kernel cycles per hinting PTE", 1e-6, "M", 2, true },
+	[FIG_LOSS] = { "throughput_loss", "throughput loss from balancing", 100, "%", 1, true, true },
+	[FIG_KCYCLES] = { "kernel_cycles_per_hinting_pte", "kernel cycles per hinting PTE", 1e-6, "M", 2, true, true },
 	[FIG_IRQ_PER_MIGRATED] = { "tlb_irqs_per_migrated_page", "TLB interrupts per migrated page", 1, "", 1, true },
-	[FIG_REFILL_CYCLES] = { "user_refill_cycles_per_hinting_pte", "user TLB-refill cycles per hinting PTE", 1e-6, "M", 2, false },
+	[FIG_ELAPSED] = { "elapsed_s", "elapsed time (fixed work)", 1, " s", 2, false },
+	[FIG_ELAPSED_OFF] = { "elapsed_off_s", "  with balancing off", 1, " s", 2, false, true },
+	[FIG_THROUGHPUT] = { "throughput_mops_per_s", "throughput, Mops/s", 1e-6, "", 1, false },
+	[FIG_TLB_IRQS] = { "tlb_irqs", "TLB interrupts", 1, "", 0, false },
+	[FIG_PAGES_MIGRATED] = { "pages_migrated", "pages migrated (pgmigrate_success)", 1, "", 0, false },
+	[FIG_CALL_RATE] = { "call_pages_per_s", "migration calls: pages moved per s", 1, "", 0, false },
+	[FIG_REFILL_CYCLES] = { "user_refill_cycles_per_hinting_pte", "user TLB-refill cycles per hinting PTE", 1e-6, "M", 2, false, true },
 	[FIG_SCANNER_FLUSHES_55S] = { "scanner_full_flushes_per_55s", "scanner full flushes per 55 s", 1, "", 0, false },
 	[FIG_CPR_SHARE] = { "scanner_flushes_from_change_pte_range", "  of them from change_pte_range", 100, "%", 1, false },
 	[FIG_GATHER_MS] = { "mean_gather_ms", "mean mmu_gather in task_numa_work", 1, " ms", 1, false },
@@ -55,15 +68,27 @@ double ab_figure_value(enum ab_figure f, const struct run_result *on, const stru
 {
 	const struct sim_stats *st = &on->st;
 	double ptes = (double)on->vm[NUMA_PTE_UPDATES];
-	double migrated = (double)on->vm[NUMA_PAGE_MIGRATE];
+	double migrated = (double)on->vm[PGMIGRATE_SUCCESS]; /* numa_pages_migrated, and the calls' */
 
 	switch (f) {
 	case FIG_LOSS:
-		return off->ops > 0 ? 1 - on->ops / off->ops : 0;
+		return off->ops > 0 ? 1 - ratio(on->ops, on->sim_s) / ratio(off->ops, off->sim_s) : 0;
 	case FIG_KCYCLES:
 		return ratio((run_kernel_ns(on) - run_kernel_ns(off)) * on->cpu_ghz, ptes);
 	case FIG_IRQ_PER_MIGRATED:
 		return ratio((double)on->tlb_irqs, migrated);
+	case FIG_ELAPSED:
+		return on->sim_s;
+	case FIG_ELAPSED_OFF:
+		return off->sim_s;
+	case FIG_THROUGHPUT:
+		return ratio(on->ops, on->sim_s);
+	case FIG_TLB_IRQS:
+		return (double)on->tlb_irqs;
+	case FIG_PAGES_MIGRATED:
+		return (double)on->vm[PGMIGRATE_SUCCESS];
+	case FIG_CALL_RATE:
+		return ratio(on->call_pages, on->call_s);
 	case FIG_REFILL_CYCLES:
 		return ratio((on->cost_ns[COST_TLB_REFILL] - off->cost_ns[COST_TLB_REFILL]) * on->cpu_ghz,
 			     ptes);
@@ -84,7 +109,7 @@ double ab_figure_value(enum ab_figure f, const struct run_result *on, const stru
 	case FIG_PROTNONE_SHARE:
 		return ratio((double)st->migr_pte_protnone, (double)st->migrations);
 	case FIG_MIGRATIONS_PER_S:
-		return ratio(migrated, on->sim_s);
+		return ratio((double)on->vm[NUMA_PAGE_MIGRATE], on->sim_s);
 	case FIG_PTE_UPDATES_PER_S:
 		return ratio(ptes, on->sim_s);
 	default:

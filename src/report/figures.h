@@ -9,7 +9,13 @@
  *   a flushed TLB run in user mode, on behalf of user instructions, and are
  *   reported apart (user refill cycles per hinting PTE).
  * - TLB interrupts per migrated page: /proc/interrupts TLB total over
- *   numa_pages_migrated. */
+ *   pgmigrate_success (numa_pages_migrated when only balancing migrates;
+ *   the migration calls' pages too).
+ * - throughput: operations over the time run (a fixed-work run ends when
+ *   its last thread finishes, so its throughput is work over elapsed time
+ *   and its loss is 1 - elapsed(off) / elapsed(on)).
+ * Figures marked pair need both runs; the others read one run (the "on"
+ * argument), which numasim ab --balancing on|off uses alone. */
 #ifndef NUMASIM_FIGURES_H
 #define NUMASIM_FIGURES_H
 
@@ -21,7 +27,8 @@
 
 /* What a finished run leaves for the figures (the sim itself is freed). */
 struct run_result {
-	double sim_s;
+	double sim_s;             /* time run: the duration, or when the work was done */
+	bool fixed_work, finished;
 	int nr_cpus;
 	double cpu_ghz;
 	unsigned long long vm[NR_VM_EVENT_ITEMS];
@@ -30,6 +37,9 @@ struct run_result {
 	double cost_ns[NR_COST_CAUSES];
 	double ops;
 	double remote_ns;
+	int nr_calls;             /* migration system calls made (one may be unfinished) */
+	double call_s;            /* their time, summed */
+	double call_pages;        /* pages they moved */
 };
 
 void run_result_from_sim(const struct sim *s, struct run_result *r);
@@ -38,6 +48,12 @@ enum ab_figure {
 	FIG_LOSS,
 	FIG_KCYCLES,
 	FIG_IRQ_PER_MIGRATED,
+	FIG_ELAPSED,
+	FIG_ELAPSED_OFF,
+	FIG_THROUGHPUT,
+	FIG_TLB_IRQS,
+	FIG_PAGES_MIGRATED,
+	FIG_CALL_RATE,
 	FIG_REFILL_CYCLES,
 	FIG_SCANNER_FLUSHES_55S,
 	FIG_CPR_SHARE,
@@ -59,6 +75,7 @@ struct ab_figure_def {
 	const char *unit;
 	int decimals;
 	bool headline;       /* part of the seed's published table */
+	bool pair;           /* needs the balancing-off run too */
 };
 
 extern const struct ab_figure_def ab_figures[NR_AB_FIGURES];

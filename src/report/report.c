@@ -33,7 +33,23 @@ _Static_assert(sizeof(stat_defs) / sizeof(stat_defs[0]) * 8 == sizeof(struct sim
 
 static double sim_seconds(const struct sim *s)
 {
-	return (double)s->duration_ns / 1e9;
+	return (double)(s->end_ns ? s->end_ns : s->duration_ns) / 1e9;
+}
+
+/* A fixed-work run: when the last thread finished (elapsed time, as
+ * autonuma-benchmark's /usr/bin/time reports it), or -1 if not all did. */
+static double elapsed_seconds(const struct sim *s)
+{
+	double last = 0;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		if (s->tasks[i].syscall_caller)
+			continue;
+		if (!s->tasks[i].done)
+			return -1;
+		if ((double)s->tasks[i].finish_ns > last)
+			last = (double)s->tasks[i].finish_ns;
+	}
+	return last / 1e9;
 }
 
 static uint64_t tlb_interrupts(const struct sim *s)
@@ -58,6 +74,74 @@ static double throughput(const struct sim *s)
 	return sec > 0 ? s->w.total_ops / sec : 0;
 }
 
+/* ---- convergence ---------------------------------------------------------- */
+
+#define SETTLED_SHARE 0.1 /* of the peak second */
+
+/* When a per-second series settled: the end of the last second above 10%
+ * of the peak second, or -1 if the series was still above it in the last
+ * second (still moving at the end), or 0 if it never rose. */
+static double settled_s(const struct sim *s, enum ts_counter c)
+{
+	const struct timeseries *ts = s->ts;
+	double peak = 0;
+	int last = -1;
+	for (int i = 0; i < ts->n; i++)
+		peak = ts->count[c][i] > peak ? ts->count[c][i] : peak;
+	for (int i = 0; i < ts->n; i++)
+		if (peak > 0 && ts->count[c][i] > SETTLED_SHARE * peak)
+			last = i;
+	if (last < 0)
+		return 0;
+	return last == ts->n - 1 ? -1 : last + 1;
+}
+
+/* The share of hint faults that were local over the last tenth of the run
+ * (at least its last second); -1 without hint faults then. */
+static double final_local_share(const struct sim *s)
+{
+	const struct timeseries *ts = s->ts;
+	int from = ts->n - (ts->n + 9) / 10;
+	double all = 0, local = 0;
+	for (int i = from < 0 ? 0 : from; i < ts->n; i++) {
+		all += ts->count[TS_HINT_FAULTS][i];
+		local += ts->count[TS_HINT_FAULTS_LOCAL][i];
+	}
+	return all > 0 ? local / all : -1;
+}
+
+static void text_settled(const char *what, double t, FILE *out)
+{
+	if (t < 0)
+		fprintf(out, "  %-18s still above 10%% of its peak in the last second\n", what);
+	else if (t == 0)
+		fprintf(out, "  %-18s none\n", what);
+	else
+		fprintf(out, "  %-18s settled after %g s (below 10%% of its peak second since)\n", what, t);
+}
+
+static void text_convergence(const struct sim *s, FILE *out)
+{
+	if (!s->ts || !s->ts->n)
+		return;
+	fprintf(out, "\nconvergence\n");
+	text_settled("migrations", settled_s(s, TS_MIGRATIONS), out);
+	text_settled("task node moves", settled_s(s, TS_NODE_MOVES), out);
+	double f = final_local_share(s);
+	if (f >= 0)
+		fprintf(out, "  %-18s %.1f%% local over the last tenth of the run\n", "hint faults", 100 * f);
+}
+
+static json_t *json_convergence(const struct sim *s)
+{
+	json_t *o = json_object();
+	double m = settled_s(s, TS_MIGRATIONS), t = settled_s(s, TS_NODE_MOVES), f = final_local_share(s);
+	json_object_set_new(o, "migrations_settled_s", m >= 0 ? json_real(m) : json_null());
+	json_object_set_new(o, "task_node_moves_settled_s", t >= 0 ? json_real(t) : json_null());
+	json_object_set_new(o, "final_local_fault_share", f >= 0 ? json_real(f) : json_null());
+	return o;
+}
+
 /* ---- text --------------------------------------------------------------- */
 
 static void text_header(const struct sim *s, const struct scenario *sc, FILE *out)
@@ -69,6 +153,14 @@ static void text_header(const struct sim *s, const struct scenario *sc, FILE *ou
 	fprintf(out, "machine:   %d sockets, %d nodes, %d CPUs, %s\n", s->m.nr_sockets,
 		s->m.nr_nodes, s->m.nr_cpus, flush_engine_names[s->m.engine]);
 	fprintf(out, "simulated: %g s\n", sim_seconds(s));
+	if (s->w.p.work_mops > 0) {
+		double e = elapsed_seconds(s);
+		if (e >= 0)
+			fprintf(out, "elapsed:   %.3f s (every thread did its %g M operations)\n", e,
+				s->w.p.work_mops);
+		else
+			fprintf(out, "elapsed:   not finished within %g s\n", (double)s->duration_ns / 1e9);
+	}
 }
 
 /* The per-size mTHP statistics, when any size counted something. */
@@ -170,11 +262,23 @@ static void text_sched(const struct sim *s, FILE *out)
 	line_count(out, "NUMA placement moves (migrate_task_to)", st->numa_task_moves);
 	line_count(out, "NUMA placement swaps (migrate_swap)", st->numa_task_swaps);
 	line_count(out, "scan period resets (update_scan_period)", st->scan_period_resets);
+	if (s->w.p.migrate_call == MCALL_NONE)
+		return;
+	fprintf(out, "\n%s calls (process %d)\n", migrate_syscall_names[s->w.p.migrate_call],
+		s->w.p.migrate_process);
+	fprintf(out, "  %10s %5s %5s %12s %12s %10s\n", "at s", "from", "to", "elapsed ms",
+		"pages moved", "failed");
+	for (int i = 0; i < s->nr_calls; i++) {
+		const struct call_record *c = &s->calls[i];
+		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu%s\n", (double)c->start_ns / 1e9, c->from,
+			c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed,
+			c->unfinished ? "  (unfinished at the end)" : "");
+	}
 }
 
 static void text_costs(const struct sim *s, FILE *out)
 {
-	double cpu_ns = (double)s->m.nr_cpus * (double)s->duration_ns, sum = 0;
+	double cpu_ns = (double)s->m.nr_cpus * sim_seconds(s) * 1e9, sum = 0;
 	fprintf(out, "\nthroughput: %.0f ops/s\n", throughput(s));
 	fprintf(out, "\ncost breakdown\n  %-24s %16s %14s\n", "cause", "CPU-seconds", "% of CPU time");
 	for (int i = 0; i < NR_COST_CAUSES; i++) {
@@ -193,6 +297,7 @@ void report_text(const struct sim *s, const struct scenario *sc, FILE *out)
 	text_counters(s, out);
 	text_instrumentation(s, out);
 	text_sched(s, out);
+	text_convergence(s, out);
 	text_costs(s, out);
 }
 
@@ -317,6 +422,9 @@ static json_t *json_tasks(const struct sim *s)
 		json_object_set_new(t, "numa_swaps", jint(p->nr_numa_swaps));
 		json_object_set_new(t, "numa_scan_period_ms", jint(p->numa_scan_period));
 		json_object_set_new(t, "preferred_nid", json_integer(p->numa_preferred_nid));
+		json_object_set_new(t, "ops", jreal(p->ops));
+		if (s->w.p.work_mops > 0 && !p->syscall_caller)
+			json_object_set_new(t, "finished_s", p->done ? jreal((double)p->finish_ns / 1e9) : json_null());
 		json_array_append_new(a, t);
 	}
 	return a;
@@ -331,17 +439,41 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(o, "kernel", json_string(s->k.name));
 	json_object_set_new(o, "seed", jint(s->seed));
 	json_object_set_new(o, "simulated_seconds", jreal(sim_seconds(s)));
+	if (s->w.p.work_mops > 0) {
+		double e = elapsed_seconds(s);
+		json_object_set_new(o, "work_mops_per_thread", jreal(s->w.p.work_mops));
+		json_object_set_new(o, "finished", json_boolean(e >= 0));
+		json_object_set_new(o, "elapsed_seconds", e >= 0 ? jreal(e) : json_null());
+	}
 	json_object_set_new(o, "machine", json_machine(s));
 	json_object_set_new(o, "tunables", json_tunables(s));
 	json_object_set_new(o, "vmstat", json_counters(s));
 	json_object_set_new(irq, "tlb_shootdowns", jint(tlb_interrupts(s)));
 	json_object_set_new(o, "interrupts", irq);
 	json_object_set_new(o, "stats", json_stats(s));
+	if (s->ts && s->ts->n)
+		json_object_set_new(o, "convergence", json_convergence(s));
 	json_t *nodes = json_array();
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		json_array_append_new(nodes, jreal(s->node_run_ns[n] / 1e9));
 	json_object_set_new(o, "cpu_seconds_per_node", nodes);
 	json_object_set_new(o, "tasks", json_tasks(s));
+	if (s->w.p.migrate_call != MCALL_NONE) {
+		json_t *a = json_array();
+		for (int i = 0; i < s->nr_calls; i++) {
+			const struct call_record *c = &s->calls[i];
+			json_t *r = json_object();
+			json_object_set_new(r, "at_s", jreal((double)c->start_ns / 1e9));
+			json_object_set_new(r, "from", json_integer(c->from));
+			json_object_set_new(r, "to", json_integer(c->to));
+			json_object_set_new(r, "elapsed_ms", jreal((double)(c->end_ns - c->start_ns) / 1e6));
+			json_object_set_new(r, "pages_moved", jint(c->moved));
+			json_object_set_new(r, "pages_failed", jint(c->failed));
+			json_object_set_new(r, "finished", json_boolean(!c->unfinished));
+			json_array_append_new(a, r);
+		}
+		json_object_set_new(o, "migrate_calls", a);
+	}
 	json_object_set_new(o, "throughput_ops_per_s", jreal(throughput(s)));
 	json_object_set_new(o, "cost_ns", json_costs(s));
 	if (s->ts)

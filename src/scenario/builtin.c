@@ -58,25 +58,27 @@
 	"[workload]\n" \
 	"# The published workload is described only as 120 GiB anonymous, 384 threads,\n" \
 	"# memory-heavy, 4 KiB pages.  This pattern is chosen to be consistent with the\n" \
-	"# published figures (docs/calibration.md gives the reasoning):\n" \
+	"# published figures (docs/calibration.md gives the reasoning, and the figures\n" \
+	"# below hold for these values only: change a key and measure again):\n" \
 	"# - one process; its main thread waits while 384 workers run, one per CPU;\n" \
 	"main_thread_works = false\n" \
 	"processes = 1\n" \
 	"threads = 384\n" \
+	"# Anonymous memory per process, GiB: its threads' slices and its shared region.\n" \
 	"memory_gib = 120\n" \
 	"# - 94.4% of memory is thread-private slices, first touched by their owner\n" \
 	"#   (local), taking 98.85% of each thread's touches;\n" \
 	"private_fraction = 0.944\n" \
 	"private_access_share = 0.9885\n" \
 	"private_first_touch = local\n" \
-	"# - the other 5.6% is shared by all threads, interleaved over the nodes, and\n" \
-	"#   spread between the slices (2 MiB at a time) so that the scanner, which\n" \
-	"#   needs ~8 minutes per sweep, meets it at a steady rate: ~1,800 migrations/s;\n" \
+	"# - the rest is shared by all threads, interleaved over the nodes, and spread\n" \
+	"#   between the slices (2 MiB at a time) so that the scanner meets it at a\n" \
+	"#   steady rate (here: ~8 minutes a sweep, ~1,800 migrations/s);\n" \
 	"shared_first_touch = interleave\n" \
 	"spread_shared = true\n" \
-	"# - the shared pages are touched ~12 times a second each, so a page made\n" \
-	"#   PROT_NONE is touched again within tens of ms: inside a 90 ms scan pass,\n" \
-	"#   mostly after a 7 ms one (42% vs 3.5% of migrations see the pending flush);\n" \
+	"# - a shared page made PROT_NONE is touched again within tens of ms, inside a\n" \
+	"#   long scan pass, mostly after a short one (here: ~12 touches a second;\n" \
+	"#   42% vs 3.5% of migrations see the pending flush);\n" \
 	"# - no separate hot set.\n" \
 	"hot_fraction = 0\n" \
 	"hot_access_share = 0\n" \
@@ -192,6 +194,7 @@ static const char seed_compact_text[] =
 	"# by all threads and interleaved, so migrations and flushes are frequent.\n"  \
 	"processes = 1\n"                                                              \
 	"threads = 16\n"                                                               \
+	"# GiB per process.\n"                                                         \
 	"memory_gib = 1\n"                                                             \
 	"private_fraction = 0.5\n"                                                     \
 	"private_access_share = 0.5\n"                                                 \
@@ -209,6 +212,245 @@ static const char seed_compact_text[] =
 	"[run]\n"                                                                      \
 	"duration_s = 20\n"                                                            \
 	"seed = 1\n"
+
+
+/* ---- benchmarks (docs/benchmarks.md maps each onto its source) ---------- */
+
+/* The 2-node, 128-core x86 machine autonuma-benchmark results are published
+ * on (AMD EPYC Milan, 2 x 64 cores, SMT-2: 256 CPUs; its SLIT says 32
+ * across the sockets).  No INVLPGB: flushes by IPIs, as on every kernel
+ * before v6.15. */
+#define MACHINE_2N128                                                                   \
+	"[machine]\n"                                                                   \
+	"# 2 sockets x 1 node x 64 cores x SMT-2 = 256 CPUs, 256 GiB per node.\n"       \
+	"sockets = 2\n"                                                                 \
+	"nodes_per_socket = 1\n"                                                        \
+	"cores_per_node = 64\n"                                                         \
+	"threads_per_core = 2\n"                                                        \
+	"mem_per_node_gib = 256\n"                                                      \
+	"flush_engine = x86-ipi\n"                                                      \
+	"# Zen 3's second-level DTLB: 2048 entries.\n"                                 \
+	"tlb_entries = 2048\n"                                                          \
+	"hz = 250\n"                                                                    \
+	"distance_remote = 32\n"                                                        \
+	"\n"
+
+#define KERNEL_RUN(kernel, secs)                                                        \
+	"[kernel]\n"                                                                    \
+	"name = " kernel "\n"                                                           \
+	"\n"                                                                            \
+	"[run]\n"                                                                       \
+	"# The most simulated seconds; a fixed-work run ends when its work is done.\n" \
+	"duration_s = " secs "\n"                                                       \
+	"seed = 1\n"
+
+/* autonuma-benchmark: every access is a bzero of a 4 KiB page, and all
+ * threads stream at once, so a page takes a thread its share of the
+ * machine's write bandwidth: ~300 GB/s on 2 x 8 channels of DDR4-3200
+ * (410 GB/s peak).  The model has no bandwidth contention of its own
+ * (docs/benchmarks.md): cpu_ns_per_op = 4096 B x threads / 300 GB/s. */
+#define AUTONUMA_COMMON                                                                 \
+	"hot_fraction = 0\n"                                                            \
+	"hot_access_share = 0\n"                                                        \
+	"access = uniform\n"                                                            \
+	"# main() waits in pthread_join while the threads work.\n"                      \
+	"main_thread_works = false\n"
+
+static const char numa01_text[] =
+	"# numasim scenario \"numa01\": autonuma-benchmark numa01 (Andrea Arcangeli).\n"
+	"# Two processes (fork before malloc), each with NCPUS/2 threads writing the\n"
+	"# whole of its own 3 GiB, 1 + 50 times; elapsed time is the result.\n"
+	"\n" MACHINE_2N128
+	"[workload]\n"
+	"processes = 2\n"
+	"threads = 128\n"
+	"# GiB per process: each has its own 3 GiB buffer, shared by its threads.\n"
+	"memory_gib = 3\n"
+	"private_fraction = 0\n"
+	"private_access_share = 0\n"
+	"# Every thread zeroes the whole buffer first: a race, pages land where the\n"
+	"# winning thread runs, both nodes alike (interleave stands for it).\n"
+	"shared_first_touch = interleave\n"
+	"# (1 + 50) x 3 GiB / 4 KiB = 40.1 M pages written per thread.\n"
+	"work_mops = 40.1\n"
+	"# A page written: 4096 B x 256 streaming threads / 300 GB/s.\n"
+	"cpu_ns_per_op = 3500\n"
+	AUTONUMA_COMMON "\n" KERNEL_RUN("v7.3", "600");
+
+static const char numa01_thread_alloc_text[] =
+	"# numasim scenario \"numa01_THREAD_ALLOC\": autonuma-benchmark numa01 built\n"
+	"# with THREAD_ALLOC: after the shared first sweep each thread writes its own\n"
+	"# 3 GiB / threads slice 1000 times.\n"
+	"\n" MACHINE_2N128
+	"[workload]\n"
+	"processes = 2\n"
+	"threads = 128\n"
+	"# GiB per process, all of it in the threads' private slices (24 MiB each).\n"
+	"memory_gib = 3\n"
+	"private_fraction = 1\n"
+	"private_access_share = 1\n"
+	"# The first sweep is the same race over the whole buffer as numa01.\n"
+	"private_first_touch = interleave\n"
+	"# 3 GiB / 4 KiB (the first sweep) + 1000 x 6144 pages = 6.93 M per thread.\n"
+	"work_mops = 6.93\n"
+	"# A page written: 4096 B x 256 streaming threads / 300 GB/s.\n"
+	"cpu_ns_per_op = 3500\n"
+	AUTONUMA_COMMON "\n" KERNEL_RUN("v7.3", "300");
+
+#define NUMA02_TEXT(title, what, threads, mops, op_ns)                                         \
+	"# numasim scenario \"" title "\": autonuma-benchmark " title ": " what "\n"     \
+	"# One process, one 1 GiB buffer zeroed by main() on its node, then each\n"     \
+	"# thread writes its private 1 GiB / threads slice 800 times.\n"                \
+	"\n" MACHINE_2N128                                                              \
+	"[workload]\n"                                                                  \
+	"processes = 1\n"                                                               \
+	"threads = " threads "\n"                                                       \
+	"memory_gib = 1\n"                                                              \
+	"private_fraction = 1\n"                                                        \
+	"private_access_share = 1\n"                                                    \
+	"# main() touched it all first, on node 0 (bind() is empty unless HARD_BIND).\n" \
+	"private_first_touch = node0\n"                                                 \
+	"# 800 x (1 GiB / threads) / 4 KiB pages per thread.\n"                          \
+	"work_mops = " mops "\n"                                                        \
+	"# A page written: 4096 B x " threads " streaming threads / 300 GB/s.\n"       \
+	"cpu_ns_per_op = " op_ns "\n"                                                   \
+	AUTONUMA_COMMON "\n" KERNEL_RUN("v7.3", "120")
+
+/* pmbench: one map shared by all threads, pages drawn from a distribution,
+ * one 4-byte access each plus ~50 ns of rdtsc timing around it. */
+#define PMBENCH_TEXT(title, pattern, shape)                                               \
+	"# numasim scenario \"" title "\": pmbench -p " pattern ", NCPUS threads on one\n" \
+	"# shared map, timed (LKP: 300 s; here 60 s).  Throughput is accesses/s.\n"     \
+	"\n" MACHINE_2N128                                                              \
+	"[workload]\n"                                                                  \
+	"processes = 1\n"                                                               \
+	"threads = 256\n"                                                               \
+	"# GiB per process: the map (-m, -s alike); LKP maps 75% of RAM, scaled down.\n" \
+	"memory_gib = 32\n"                                                             \
+	"private_fraction = 0\n"                                                        \
+	"private_access_share = 0\n"                                                    \
+	"hot_fraction = 0\n"                                                            \
+	"hot_access_share = 0\n"                                                        \
+	"# --cold: each page is first touched by whichever thread draws it first.\n"    \
+	"shared_first_touch = interleave\n"                                             \
+	"access = " pattern "\n"                                                        \
+	shape                                                                           \
+	"cpu_ns_per_op = 50\n"                                                          \
+	"main_thread_works = false\n"                                                   \
+	"\n" KERNEL_RUN("v7.3", "60")
+
+static const char anon_cow_rand_mt_text[] =
+	"# numasim scenario \"anon-cow-rand-mt\": vm-scalability case-anon-cow-rand-mt\n"
+	"# (usemem -t NCPUS --prealloc --prefault --random): the parent populates the\n"
+	"# region, forks, and the child's threads write random words all over it,\n"
+	"# timed.  Each page's first write in the child is a copy-on-write fault that\n"
+	"# allocates the child's copy where the writing thread runs.\n"
+	"\n" MACHINE_2N128
+	"[workload]\n"
+	"# The child: NCPUS threads on one region, no private part.\n"
+	"processes = 1\n"
+	"threads = 256\n"
+	"# GiB per process: unit_size (MemTotal / 4 upstream), scaled down.\n"
+	"memory_gib = 16\n"
+	"private_fraction = 0\n"
+	"private_access_share = 0\n"
+	"hot_fraction = 0\n"
+	"hot_access_share = 0\n"
+	"# The child's copies: each page where a random writer runs, both nodes\n"
+	"# alike (interleave stands for it); the copy faults are not timed.\n"
+	"shared_first_touch = interleave\n"
+	"# The parent's populated original stays on its node, untouched.\n"
+	"eat_node = 0\n"
+	"eat_gib = 16\n"
+	"access = uniform\n"
+	"# One 8-byte store per page drawn, and lrand48_r.\n"
+	"cpu_ns_per_op = 30\n"
+	"main_thread_works = false\n"
+	"\n" KERNEL_RUN("v7.3", "60");
+
+/* migratepages: a running pmbench whose pages migrate_pages(2) moves from
+ * node 0 to node 1 and back every 10 s, balancing off (Huang Ying's test of
+ * the batched migration flush, 7e12beb8ca2a). */
+#define MIGRATEPAGES_TEXT(title, what, engine, kernel)                                    \
+	"# numasim scenario \"" title "\": " what "\n"                                  \
+	"# pmbench (uniform, 64 threads, 4 GiB) runs on node 0's memory while\n"        \
+	"# 'migratepages PID 0 1' and 'migratepages PID 1 0' alternate every 10 s.\n"  \
+	"\n"                                                                            \
+	"[machine]\n"                                                                   \
+	"sockets = 2\n"                                                                 \
+	"nodes_per_socket = 1\n"                                                        \
+	"cores_per_node = 32\n"                                                         \
+	"threads_per_core = 1\n"                                                        \
+	"mem_per_node_gib = 64\n"                                                       \
+	"flush_engine = " engine "\n"                                                   \
+	"\n"                                                                            \
+	"[tunables]\n"                                                                  \
+	"# The measurement is of the system call: NUMA balancing stays out.\n"          \
+	"kernel.numa_balancing = 0\n"                                                   \
+	"\n"                                                                            \
+	"[workload]\n"                                                                  \
+	"processes = 1\n"                                                               \
+	"threads = 64\n"                                                                \
+	"memory_gib = 4\n"                                                              \
+	"private_fraction = 0\n"                                                        \
+	"private_access_share = 0\n"                                                    \
+	"hot_fraction = 0\n"                                                            \
+	"hot_access_share = 0\n"                                                        \
+	"shared_first_touch = node0\n"                                                  \
+	"access = uniform\n"                                                            \
+	"cpu_ns_per_op = 50\n"                                                          \
+	"main_thread_works = false\n"                                                   \
+	"migrate_call = migrate_pages\n"                                                \
+	"migrate_process = 0\n"                                                         \
+	"migrate_from = 0\n"                                                            \
+	"migrate_to = 1\n"                                                              \
+	"migrate_at_s = 2\n"                                                            \
+	"migrate_every_s = 10\n"                                                        \
+	"migrate_back_and_forth = true\n"                                               \
+	"\n" KERNEL_RUN(kernel, "60")
+
+static const char seed_remote_text[] =
+	"# numasim scenario \"seed-remote\": the seed with every thread's slice first\n"
+	"# touched on the other socket (threads local, memory remote): how long NUMA\n"
+	"# balancing takes to bring it home, and the throughput after.\n"
+	"# Only the keys that differ from 'numasim show seed' are written.\n"
+	"\n"
+	"[workload]\n"
+	"main_thread_works = false\n"
+	"processes = 1\n"
+	"threads = 384\n"
+	"memory_gib = 120\n"
+	"private_fraction = 0.944\n"
+	"private_access_share = 0.9885\n"
+	"private_first_touch = remote\n"
+	"shared_first_touch = interleave\n"
+	"spread_shared = true\n"
+	"hot_fraction = 0\n"
+	"hot_access_share = 0\n"
+	"cpu_ns_per_op = 100\n"
+	"\n" KERNEL_RUN("v7.3", "180");
+
+static const char seed_192_text[] =
+	"# numasim scenario \"seed-192\": the seed's machine with SMT off (192 CPUs)\n"
+	"# and 192 threads on the same 120 GiB.\n"
+	"\n"
+	"[machine]\n"
+	"threads_per_core = 1\n"
+	"\n"
+	"[workload]\n"
+	"main_thread_works = false\n"
+	"processes = 1\n"
+	"threads = 192\n"
+	"memory_gib = 120\n"
+	"private_fraction = 0.944\n"
+	"private_access_share = 0.9885\n"
+	"private_first_touch = local\n"
+	"shared_first_touch = interleave\n"
+	"spread_shared = true\n"
+	"hot_fraction = 0\n"
+	"hot_access_share = 0\n"
+	"cpu_ns_per_op = 100\n"
+	"\n" KERNEL_RUN("v7.3", "180");
 
 struct builtin {
 	const char *name;
@@ -232,6 +474,31 @@ static const struct builtin builtins[] = {
 	  SMALL_TEXT("small-arm64", "small, flushing with arm64 broadcast TLBI.", "arm64") },
 	{ "small-invlpgb", "small, with x86 INVLPGB broadcast flushes",
 	  SMALL_TEXT("small-invlpgb", "small, flushing with x86 INVLPGB.", "x86-invlpgb") },
+	{ "seed-remote", "the seed, each slice first touched on the other socket", seed_remote_text },
+	{ "seed-192", "the seed with SMT off: 192 CPUs, 192 threads", seed_192_text },
+	{ "numa01", "autonuma-benchmark numa01: 2 x 128 threads sharing 3 GiB each, 256 CPUs",
+	  numa01_text },
+	{ "numa01_THREAD_ALLOC", "autonuma-benchmark numa01_THREAD_ALLOC: private 24 MiB slices",
+	  numa01_thread_alloc_text },
+	{ "numa02", "autonuma-benchmark numa02: 256 threads, private slices of 1 GiB on node 0",
+	  NUMA02_TEXT("numa02", "NCPUS threads.", "256", "0.8192", "3500") },
+	{ "numa02_SMT", "autonuma-benchmark numa02_SMT: 128 threads, slices of 1 GiB on node 0",
+	  NUMA02_TEXT("numa02_SMT", "NCPUS/2 threads.", "128", "1.6384", "1750") },
+	{ "pmbench-uniform", "pmbench uniform: 256 threads on one 32 GiB map, 60 s",
+	  PMBENCH_TEXT("pmbench-uniform", "uniform", "") },
+	{ "pmbench-normal", "pmbench normal (stdev 1/8 of the map), 256 threads, 60 s",
+	  PMBENCH_TEXT("pmbench-normal", "normal",
+		       "# -e: stdev in pages, an eighth of the 8 Mi-page map.\naccess_shape = 1048576\n") },
+	{ "pmbench-pareto", "pmbench pareto (alpha 1.161, 80-20), 256 threads, 60 s",
+	  PMBENCH_TEXT("pmbench-pareto", "pareto", "# -e 1.161: the 80-20 rule.\naccess_shape = 1.161\n") },
+	{ "anon-cow-rand-mt", "vm-scalability anon-cow-rand-mt: 256 threads, random writes, 16 GiB",
+	  anon_cow_rand_mt_text },
+	{ "migratepages", "migrate_pages(2) back and forth under pmbench, x86, 64 CPUs",
+	  MIGRATEPAGES_TEXT("migratepages", "a 64-CPU x86 machine flushing with IPIs.", "x86-ipi",
+			    "v7.3") },
+	{ "migratepages-arm64", "migratepages on arm64 before batched unmap flushes (v6.4)",
+	  MIGRATEPAGES_TEXT("migratepages-arm64", "arm64 (TLBI broadcast), v6.4: no batched unmap.",
+			    "arm64", "v6.4") },
 };
 
 #define NR_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
@@ -260,7 +527,10 @@ const char *const *scenario_builtin_names(void)
 {
 	static const char *const names[] = { "seed", "seed-mthp64k", "seed-thp", "seed-thp-split",
 					     "seed-compact", "small", "small-arm64", "small-invlpgb",
-					     NULL };
+					     "seed-remote", "seed-192", "numa01", "numa01_THREAD_ALLOC",
+					     "numa02", "numa02_SMT", "pmbench-uniform", "pmbench-normal",
+					     "pmbench-pareto", "anon-cow-rand-mt", "migratepages",
+					     "migratepages-arm64", NULL };
 	_Static_assert(sizeof(names) / sizeof(names[0]) == NR_BUILTINS + 1,
 		       "every builtin needs its name in names[]");
 	return names;

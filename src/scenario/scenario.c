@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "kernel/sched/topology.h"
+#include "workload/access.h"
 #include "linux/cpumask.h"
 #include "linux/huge_mm.h"
 
@@ -45,8 +46,10 @@ enum key_id {
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
-	K_BIND, K_RUN_MS, K_SLEEP_MS, K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP,
-	K_THP_PARTIAL_PATTERN,
+	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
+	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
+	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK,
+	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
 	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY,
 	NR_KEYS
 };
@@ -65,6 +68,8 @@ enum key_type {
 	KT_ENGINE,       /* enum flush_engine */
 	KT_FIRST_TOUCH,  /* enum first_touch */
 	KT_BIND,         /* enum thread_bind */
+	KT_ACCESS,       /* enum access_pattern */
+	KT_MCALL,        /* enum migrate_syscall */
 	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
 	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
 	KT_THP_ENABLED,  /* enum thp_enabled */
@@ -156,6 +161,21 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false },
 	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false },
 	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false },
+	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false },
+	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
+	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
+	[K_WORK] = { "workload", "work_mops", KT_DOUBLE, OFF(w.work_mops), 0, 1e12, false },
+	[K_POLICY_IN_FORCE] = { "workload", "policy_in_force", KT_BOOL, OFF(w.policy_in_force), 0, 0, false },
+	[K_NB_BIND] = { "workload", "numa_balancing_bind", KT_BOOL, OFF(w.numa_balancing_bind), 0, 0, false },
+	[K_EAT_NODE] = { "workload", "eat_node", KT_INT, OFF(w.eat_node), -1, 63, false },
+	[K_EAT_GIB] = { "workload", "eat_gib", KT_DOUBLE, OFF(w.eat_gib), 0, 1 << 30, false },
+	[K_MCALL] = { "workload", "migrate_call", KT_MCALL, OFF(w.migrate_call), 0, 0, false },
+	[K_MPROC] = { "workload", "migrate_process", KT_INT, OFF(w.migrate_process), 0, 4095, false },
+	[K_MFROM] = { "workload", "migrate_from", KT_INT, OFF(w.migrate_from), 0, 63, false },
+	[K_MTO] = { "workload", "migrate_to", KT_INT, OFF(w.migrate_to), 0, 63, false },
+	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false },
+	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
+	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
 	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
 	FRACTION(THP_PARTIAL, thp_partial),
 	[K_THP_PARTIAL_OP] = { "workload", "thp_partial_op", KT_PARTIAL_OP, OFF(w.thp_partial_op),
@@ -374,6 +394,87 @@ static int thp_size_key_error(const char *name, char *why, size_t len)
 	return 0;
 }
 
+/* A node list "0,2-3" into a mask; with @weights, "0=3,1=1" (weights
+ * 1..255). */
+static int parse_nodes(const char *v, uint64_t *mask, uint8_t *weights, char *why, size_t len)
+{
+	const char *p = v;
+	*mask = 0;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10), b = a, w = 1;
+		if (end == p || a < 0 || a >= 64 || errno)
+			goto bad;
+		p = end;
+		if (!weights && *p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= 64)
+				goto bad;
+			p = end;
+		}
+		if (weights) {
+			if (*p != '=')
+				goto bad;
+			w = strtol(p + 1, &end, 10);
+			if (end == p + 1 || w < 1 || w > 255)
+				goto bad;
+			p = end;
+			weights[a] = (uint8_t)w;
+		}
+		for (long n = a; n <= b; n++)
+			*mask |= 1ull << n;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (*mask)
+		return 0;
+bad:
+	snprintf(why, len, "'%s' is not a node list (%s)", v,
+		 weights ? "NODE=WEIGHT,..., weights 1 to 255" : "e.g. 0,2-3");
+	return -1;
+}
+
+/* A first-touch policy: NAME, or NAME:NODES for bind, preferred (one
+ * node), interleave, weighted (NODE=WEIGHT,...). */
+static int parse_first_touch(const char *v, struct first_touch_policy *pol, char *why,
+			     size_t len)
+{
+	char name[32];
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	int e;
+	if (n >= sizeof(name)) {
+		snprintf(why, len, "'%s' is not a first-touch policy", v);
+		return -1;
+	}
+	memcpy(name, v, n);
+	name[n] = 0;
+	if (parse_name(name, first_touch_names, NR_FIRST_TOUCH, &e, why, len))
+		return -1;
+	struct first_touch_policy p = { .mode = (enum first_touch)e };
+	bool takes = e == FT_BIND || e == FT_PREFERRED || e == FT_INTERLEAVE || e == FT_WEIGHTED;
+	bool needs = e == FT_BIND || e == FT_PREFERRED || e == FT_WEIGHTED;
+	if (colon && !takes) {
+		snprintf(why, len, "'%s' takes no node list", name);
+		return -1;
+	}
+	if (!colon && needs) {
+		snprintf(why, len, "'%s' needs nodes: %s:NODES", name, name);
+		return -1;
+	}
+	if (colon && parse_nodes(colon + 1, &p.nodes, e == FT_WEIGHTED ? p.weight : NULL, why, len))
+		return -1;
+	if (e == FT_PREFERRED && __builtin_popcountll(p.nodes) != 1) {
+		snprintf(why, len, "preferred takes one node");
+		return -1;
+	}
+	*pol = p;
+	return 0;
+}
+
 /* Parse @v into key @k.  On error, @why says what is wrong (no prefix). */
 static int assign(struct scenario *sc, int k, const char *v, char *why, size_t len)
 {
@@ -389,14 +490,21 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		*(enum flush_engine *)field(sc, k) = (enum flush_engine)e;
 		return 0;
 	case KT_FIRST_TOUCH:
-		if (parse_name(v, first_touch_names, NR_FIRST_TOUCH, &e, why, len))
-			return -1;
-		*(enum first_touch *)field(sc, k) = (enum first_touch)e;
-		return 0;
+		return parse_first_touch(v, (struct first_touch_policy *)field(sc, k), why, len);
 	case KT_BIND:
 		if (parse_name(v, thread_bind_names, NR_THREAD_BIND, &e, why, len))
 			return -1;
 		*(enum thread_bind *)field(sc, k) = (enum thread_bind)e;
+		return 0;
+	case KT_ACCESS:
+		if (parse_name(v, access_pattern_names, NR_ACCESS_PATTERNS, &e, why, len))
+			return -1;
+		*(int *)field(sc, k) = e;
+		return 0;
+	case KT_MCALL:
+		if (parse_name(v, migrate_syscall_names, NR_MCALLS, &e, why, len))
+			return -1;
+		*(int *)field(sc, k) = e;
 		return 0;
 	case KT_KERNEL:
 		return assign_kernel(sc, k, v, why, len);
@@ -713,6 +821,42 @@ static int vfail(const struct scenario *sc, int k, char *err, size_t errlen, con
 	return -1;
 }
 
+int scenario_key_count(void)
+{
+	return NR_KEYS;
+}
+
+int scenario_key_index(const char *key)
+{
+	return key_dotted(key);
+}
+
+const char *scenario_key_name(int k, char *buf, size_t len)
+{
+	return key_display(k, buf, len);
+}
+
+const char *scenario_key_section(int k)
+{
+	return keys[k].section;
+}
+
+int scenario_key_assigned(const struct scenario *sc, int k)
+{
+	return sc->origin[k].seq != 0;
+}
+
+int scenario_key_error(const struct scenario *sc, int k, char *err, size_t errlen,
+		       const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return vfail(sc, k, err, errlen, "%s", msg);
+}
+
 /* Of several keys that together are wrong, blame the one assigned last (the
  * user's latest change); if none was assigned, the first. */
 static int blame(const struct scenario *sc, const int *ks, int n)
@@ -818,10 +962,15 @@ static int check_thp(const struct scenario *sc, char *err, size_t errlen)
 static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 {
 	static const int ks[] = { K_RUN_MS, K_SLEEP_MS };
+	static const int ka[] = { K_ACCESS_SHAPE, K_ACCESS };
 	if ((sc->w.run_ms > 0) != (sc->w.sleep_ms > 0))
 		return vfail(sc, blame(sc, ks, 2), err, errlen,
 			     "run_ms and sleep_ms go together: a thread that sleeps runs "
 			     "run_ms of CPU time, then sleeps sleep_ms (both means)");
+	if (sc->w.access != ACCESS_UNIFORM && !(sc->w.access_shape > 0))
+		return vfail(sc, blame(sc, ka, 2), err, errlen,
+			     "access = %s needs access_shape > 0 (normal: the standard deviation "
+			     "in pages; pareto: alpha)", access_pattern_names[sc->w.access]);
 	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
 		return -1;
 	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);
@@ -853,62 +1002,103 @@ static void mem_layout(const struct workload_params *w, struct mem_layout *l)
 	l->shared = round_pmd(total - (priv < total ? priv : total));
 }
 
-/* The node task @g's first touch under @ft puts a page on (not interleave). */
-static int touch_node(const struct machine *m, const struct workload_params *w,
-		      enum first_touch ft, int g)
+static uint64_t nodes_pages(const struct machine *m, uint64_t mask, uint64_t node_pages)
 {
-	(void)w;
-	int node = machine_cpu_node(m, fork_spread_cpu(m, g));
-	if (ft == FT_LOCAL)
-		return node;
-	if (ft == FT_REMOTE)
-		return (node + m->nodes_per_socket) % m->nr_nodes;
+	uint64_t n = 0;
+	for (int nid = 0; nid < m->nr_nodes; nid++)
+		n += (mask >> nid) & 1 ? node_pages : 0;
+	return n;
+}
+
+/* The policies: nodes that exist, weighted interleave only where the base
+ * has it, one policy per VMA when kept in force. */
+static int check_policies(const struct scenario *sc, char *err, size_t errlen)
+{
+	const struct workload_params *w = &sc->w;
+	uint64_t all = sc->m.nr_nodes >= 64 ? ~0ull : (1ull << sc->m.nr_nodes) - 1;
+	struct kernel_config k;
+	char kerr[256];
+	const struct { int key; const struct first_touch_policy *pol; } pols[] = {
+		{ K_SHARED_FT, &w->shared_first_touch }, { K_PRIVATE_FT, &w->private_first_touch },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pols); i++) {
+		if (pols[i].pol->nodes & ~all)
+			return vfail(sc, pols[i].key, err, errlen, "names a node the machine does not "
+				     "have (nodes 0 to %d)", sc->m.nr_nodes - 1);
+		if (pols[i].pol->mode == FT_WEIGHTED && !kernel_config_parse(sc->kernel, &k, kerr, sizeof(kerr)) &&
+		    !k.weighted_interleave)
+			return vfail(sc, pols[i].key, err, errlen, "kernel %s has no weighted interleave "
+				     "(MPOL_WEIGHTED_INTERLEAVE is v6.9)", sc->kernel);
+	}
+	if (w->policy_in_force && w->spread_shared && !w->map_shared &&
+	    memcmp(&w->shared_first_touch, &w->private_first_touch, sizeof(w->shared_first_touch))) {
+		static const int ks[] = { K_POLICY_IN_FORCE, K_SPREAD_SHARED };
+		return vfail(sc, blame(sc, ks, 2), err, errlen, "spread_shared puts the shared and "
+			     "private pages in one VMA, which can keep only one policy in force: give "
+			     "shared_first_touch and private_first_touch the same policy");
+	}
+	if (w->migrate_call != MCALL_NONE) {
+		if (w->migrate_process >= w->processes)
+			return vfail(sc, K_MPROC, err, errlen, "process %d does not exist (%d process%s)",
+				     w->migrate_process, w->processes, w->processes > 1 ? "es" : "");
+		if (w->migrate_from >= sc->m.nr_nodes || w->migrate_to >= sc->m.nr_nodes)
+			return vfail(sc, w->migrate_from >= sc->m.nr_nodes ? K_MFROM : K_MTO, err, errlen,
+				     "the machine has nodes 0 to %d", sc->m.nr_nodes - 1);
+		if (w->migrate_from == w->migrate_to)
+			return vfail(sc, K_MTO, err, errlen, "migrate_from and migrate_to are the same node");
+		if (w->migrate_at_s >= sc->duration_s)
+			return vfail(sc, K_MAT, err, errlen, "%g s is not within the run (%g s)",
+				     w->migrate_at_s, sc->duration_s);
+	}
+	if ((w->eat_gib > 0 || w->eat_node >= 0) && (w->eat_node < 0 || w->eat_node >= sc->m.nr_nodes))
+		return vfail(sc, K_EAT_NODE, err, errlen, "eat_gib needs eat_node, a node of the "
+			     "machine (0 to %d)", sc->m.nr_nodes - 1);
 	return 0;
 }
 
-/* Add the pages of a store of @chunks 2 MiB chunks, touched by the threads
- * of the process whose first task is @first, to @need. */
-static void place_store(const struct scenario *sc, enum first_touch ft, uint64_t chunks,
-			int first, uint64_t *need)
-{
-	uint64_t nodes = (uint64_t)sc->m.nr_nodes, threads = (uint64_t)sc->w.threads;
-	if (ft == FT_INTERLEAVE) {
-		for (uint64_t n = 0; n < nodes; n++)
-			need[n] += (chunks / nodes + (n < chunks % nodes)) * PMD_PAGES;
-		return;
-	}
-	for (uint64_t t = 0; t < threads; t++)
-		need[touch_node(&sc->m, &sc->w, ft, first + (int)t)] +=
-			(chunks / threads + (t < chunks % threads)) * PMD_PAGES;
-}
-
+/* The memory check mirrors workload_build (workload/workload.c): region
+ * sizes rounded up to whole PTE tables (2 MiB); the page allocator falls
+ * back through the nodes, so only the machine's total (less a memory
+ * eater) and a bind policy's nodes bound what fits. */
 static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 {
 	const struct workload_params *w = &sc->w;
 	const struct machine *m = &sc->m;
 	struct mem_layout l;
-	uint64_t need[MAX_NUMNODES] = { 0 }, node_pages = m->mem_per_node_mib << 8;
+	uint64_t node_pages = m->mem_per_node_mib << 8;
+	uint64_t eat = (uint64_t)(w->eat_gib * PAGES_PER_GIB);
 	double node_gib = (double)node_pages / PAGES_PER_GIB;
+	if (eat > node_pages)
+		return vfail(sc, K_EAT_GIB, err, errlen, "%g GiB but a node has %g GiB", w->eat_gib,
+			     node_gib);
 	mem_layout(w, &l);
 	uint64_t procs = (uint64_t)w->processes;
-	uint64_t total = l.shared * (w->map_shared ? 1 : procs) + l.priv * procs;
-	if (total > node_pages * (uint64_t)m->nr_nodes)
+	uint64_t shared = l.shared * (w->map_shared ? 1 : procs), priv = l.priv * procs;
+	uint64_t total = shared + priv, cap = node_pages * (uint64_t)m->nr_nodes - eat;
+	if (total > cap)
 		return vfail(sc, K_MEMORY, err, errlen,
-			     "needs %g GiB but the machine has %g GiB (%d nodes x %g GiB)",
-			     (double)total / PAGES_PER_GIB, node_gib * m->nr_nodes, m->nr_nodes,
-			     node_gib);
-	for (int p = 0; p < w->processes; p++) {
-		if (!w->map_shared || p == 0)
-			place_store(sc, w->shared_first_touch, l.shared / PMD_PAGES, p * w->threads, need);
-		place_store(sc, w->private_first_touch, l.priv / PMD_PAGES, p * w->threads, need);
+			     "needs %g GiB but the machine has %g GiB (%d nodes x %g GiB%s)",
+			     (double)total / PAGES_PER_GIB, (double)cap / PAGES_PER_GIB, m->nr_nodes,
+			     node_gib, eat ? ", less the eater" : "");
+	const struct { int key; const struct first_touch_policy *pol; uint64_t pages; } regions[] = {
+		{ K_SHARED_FT, &w->shared_first_touch, shared }, { K_PRIVATE_FT, &w->private_first_touch, priv },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(regions); i++) {
+		const struct first_touch_policy *pol = regions[i].pol;
+		if (pol->mode != FT_BIND || !regions[i].pages)
+			continue;
+		uint64_t need = 0;
+		for (size_t j = 0; j < ARRAY_SIZE(regions); j++)
+			if (regions[j].pol->mode == FT_BIND && (regions[j].pol->nodes & pol->nodes))
+				need += regions[j].pages;
+		uint64_t room = nodes_pages(m, pol->nodes, node_pages);
+		if (w->eat_gib > 0 && (pol->nodes >> w->eat_node) & 1)
+			room -= eat;
+		if (need > room)
+			return vfail(sc, regions[i].key, err, errlen, "binds %g GiB to nodes with %g GiB: "
+				     "MPOL_BIND does not fall back", (double)need / PAGES_PER_GIB,
+				     (double)room / PAGES_PER_GIB);
 	}
-	for (int n = 0; n < m->nr_nodes; n++)
-		if (need[n] > node_pages)
-			return vfail(sc, K_MEMORY, err, errlen,
-				     "needs %g GiB on node %d (first touch: shared %s, private %s) "
-				     "but a node has %g GiB", (double)need[n] / PAGES_PER_GIB, n,
-				     first_touch_names[w->shared_first_touch],
-				     first_touch_names[w->private_first_touch], node_gib);
 	return 0;
 }
 
@@ -918,7 +1108,7 @@ int scenario_validate(struct scenario *sc, char *err, size_t errlen)
 		return -1;
 	fill_distances(sc);
 	if (check_tunables(sc, err, errlen) || check_threads(sc, err, errlen) ||
-	    check_thp(sc, err, errlen))
+	    check_thp(sc, err, errlen) || check_policies(sc, err, errlen))
 		return -1;
 	return check_memory(sc, err, errlen);
 }

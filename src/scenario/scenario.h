@@ -16,7 +16,7 @@
 #include "workload/workload.h"
 
 /* Upper bound on the number of INI keys (checked in scenario.c). */
-#define SCENARIO_MAX_KEYS 96
+#define SCENARIO_MAX_KEYS 128
 
 /* Where a key's current value came from. */
 struct scenario_origin {
@@ -63,6 +63,20 @@ int scenario_validate(struct scenario *sc, char *err, size_t errlen);
 /* Zero @s, then copy the validated scenario into it (s->m, s->t, s->w.p,
  * s->seed, s->duration_ns, s->k via kernel_config_parse(sc->kernel)). */
 int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t errlen);
+
+/* Keys by index, for a program that reads scenarios but honours only some
+ * keys (tools/numaload): how many keys there are, a key's index from the
+ * name a user writes (a tunable's name or SECTION.KEY; -1 if unknown), that
+ * name, its section, whether @sc assigned it (file or option), and an error
+ * at it: "FILE:LINE: key: message" wherever its value came from.  The
+ * error function always returns -1. */
+int scenario_key_count(void);
+int scenario_key_index(const char *key);
+const char *scenario_key_name(int k, char *buf, size_t len);
+const char *scenario_key_section(int k);
+int scenario_key_assigned(const struct scenario *sc, int k);
+int scenario_key_error(const struct scenario *sc, int k, char *err, size_t errlen,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 const char *scenario_builtin_text(const char *name);   /* NULL if unknown */
 const char *const *scenario_builtin_names(void);       /* NULL-terminated */

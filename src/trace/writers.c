@@ -36,9 +36,10 @@ const char *trace_migrate_mode_name(int64_t mode)
  * MIGRATE_REASON strings print it. */
 const char *trace_migrate_reason_name(int64_t reason)
 {
-	static const char *const n[] = { "compaction", "syscall_or_cpuset", "numa_misplaced",
-					 "demotion" };
-	return reason >= 0 && reason < 4 ? n[reason] : "?";
+	static const char *const n[] = { "compaction", "memory_failure", "memory_hotplug",
+					 "syscall_or_cpuset", "mempolicy_mbind", "numa_misplaced",
+					 "contig_range", "longterm_pin", "demotion" };
+	return reason >= 0 && reason < (int64_t)(sizeof(n) / sizeof(n[0])) ? n[reason] : "?";
 }
 
 const char *trace_flush_origin_name(int64_t origin)

@@ -24,8 +24,8 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->key = malloc(n * sizeof(uint64_t));
 	tm->rate = calloc(2 * n, sizeof(double));
 	tm->grp_tables = malloc(sizeof(uint32_t) * (nr_tables ? nr_tables : 1));
-	tm->fen_hot = calloc((size_t)nr_tables + n, sizeof(uint32_t));
-	tm->fen_cold = calloc((size_t)nr_tables + n, sizeof(uint32_t));
+	tm->fen_hot = calloc((size_t)nr_tables + n, sizeof(uint64_t));
+	tm->fen_cold = calloc((size_t)nr_tables + n, sizeof(uint64_t));
 	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
 	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
 	    !tm->pn_cold || !tm->ctr || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
@@ -116,9 +116,9 @@ void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct
 	tm->ctr[g] = r.ctr;
 }
 
-uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint32_t *rem)
+uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem)
 {
-	const uint32_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
 	uint32_t n = tm->grp_count[g], pos = 0, step = 1;
 	while (step * 2 <= n)
 		step *= 2;
@@ -127,6 +127,6 @@ uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t
 			pos += step;
 			k -= tree[pos];
 		}
-	*rem = (uint32_t)k;
+	*rem = k;
 	return tm->grp_tables[tm->grp_first[g] + pos];
 }

@@ -34,8 +34,8 @@ struct touch_model {
 	uint32_t *grp_first;          /* [group]: first slot of its tables in grp_tables */
 	uint32_t *grp_count;          /* [group]: number of its tables */
 	uint32_t *grp_tables;         /* table ids by group, in address order */
-	uint32_t *fen_hot, *fen_cold; /* per group a 1-based tree at grp_first + group */
-	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages */
+	uint64_t *fen_hot, *fen_cold; /* per group a 1-based tree at grp_first + group */
+	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages, weighted */
 	uint64_t *ctr;                /* [group]: draws of its random stream */
 	uint64_t *key;                /* [group]: its stream's key */
 	double *rate;                 /* [group][hot, cold]: touches/ns of one page */
@@ -50,18 +50,21 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 void touch_free(struct touch_model *tm);
 
 /* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
- * PROT_NONE. */
-static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank, bool hot,
-			       int delta)
+ * PROT_NONE.  The table's pages weigh @weight each: the access density of
+ * the workload's distribution there (1 for a uniform one), so that a
+ * touch picks a table in proportion to weight x PROT_NONE pages. */
+static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank,
+			       uint32_t weight, bool hot, int delta)
 {
-	uint32_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint64_t d = (uint64_t)(int64_t)delta * weight;
 	uint32_t n = tm->grp_count[g];
 	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
-		tree[i] += (uint32_t)delta;
+		tree[i] += d;
 	if (hot)
-		tm->pn_hot[g] += (uint64_t)(int64_t)delta;
+		tm->pn_hot[g] += d;
 	else
-		tm->pn_cold[g] += (uint64_t)(int64_t)delta;
+		tm->pn_cold[g] += d;
 }
 
 /* Draw group @g's next touch of a PROT_NONE page from @base on and arm its
@@ -74,8 +77,8 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
  * not touched at all. */
 void touch_changed(struct touch_model *tm, uint32_t g);
 
-/* What a firing group touches: hot or cold, the k-th of @count PROT_NONE
- * pages of that kind, which of its @nr_touchers touchers (0: a slice, whose
+/* What a firing group touches: hot or cold, the k-th of @count (weighted)
+ * PROT_NONE pages of that kind, which of its @nr_touchers touchers (0: a slice, whose
  * owner needs no draw), and a uniform variate for thinning by interrupt
  * time. */
 struct touch_pick {
@@ -85,8 +88,9 @@ struct touch_pick {
 	double thin;
 };
 void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p);
-/* The table id holding the group's @k-th PROT_NONE page of the kind; the
- * page's rank within that table goes to *rem. */
-uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint32_t *rem);
+/* The table id holding the group's @k-th (weighted) PROT_NONE page of the
+ * kind; the remainder within that table goes to *rem (divided by the
+ * table's weight, the rank of the page among its PROT_NONE pages). */
+uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem);
 
 #endif

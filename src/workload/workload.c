@@ -9,6 +9,7 @@
 #include "linux/mm.h"
 #include "sim/bigalloc.h"
 #include "kernel/sim.h"
+#include "workload/access.h"
 #include "workload/touch.h"
 #include "workload/workload.h"
 
@@ -17,6 +18,9 @@ const char *const first_touch_names[NR_FIRST_TOUCH] = {
 	[FT_REMOTE] = "remote",
 	[FT_INTERLEAVE] = "interleave",
 	[FT_NODE0] = "node0",
+	[FT_BIND] = "bind",
+	[FT_PREFERRED] = "preferred",
+	[FT_WEIGHTED] = "weighted",
 };
 
 const char *const madv_hugepage_names[NR_MADV_HP] = {
@@ -43,6 +47,13 @@ const char *const thread_bind_names[NR_THREAD_BIND] = {
 	[BIND_CPU] = "cpu",
 };
 
+const char *const migrate_syscall_names[NR_MCALLS] = {
+	[MCALL_NONE] = "none",
+	[MCALL_MIGRATE_PAGES] = "migrate_pages",
+	[MCALL_MOVE_PAGES] = "move_pages",
+	[MCALL_MBIND] = "mbind",
+};
+
 void workload_defaults(struct workload_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -54,9 +65,14 @@ void workload_defaults(struct workload_params *p)
 	p->hot_fraction = 0.1;
 	p->hot_access_share = 0.8;
 	p->cpu_ns_per_op = 100;
+	p->access = ACCESS_UNIFORM;
+	p->access_set = 1;
 	p->main_thread_works = true;
-	p->shared_first_touch = FT_INTERLEAVE;
-	p->private_first_touch = FT_LOCAL;
+	p->shared_first_touch.mode = FT_INTERLEAVE;
+	p->private_first_touch.mode = FT_LOCAL;
+	p->eat_node = -1;
+	p->migrate_to = 1;
+	p->migrate_back_and_forth = true;
 }
 
 #define BASE_ADDR (1ull << 30)
@@ -75,35 +91,6 @@ static int table_class(const struct sim *s, const struct vm_area_struct *vma,
 	if (t->owner >= 0)
 		return t->owner;
 	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
-}
-
-/* The node a page is first touched on. */
-static int first_touch_node(const struct sim *s, enum first_touch ft, int user_node,
-			    uint64_t chunk)
-{
-	int nodes = s->m.nr_nodes;
-	switch (ft) {
-	case FT_LOCAL:
-		return user_node;
-	case FT_REMOTE:
-		return (user_node + s->m.nodes_per_socket) % nodes;
-	case FT_INTERLEAVE:
-		return (int)(chunk % (uint64_t)nodes);
-	default:
-		return 0;
-	}
-}
-
-/* Take a page on @want, or the next node with room (the page allocator's
- * fallback). */
-static int alloc_node(struct sim *s, int want, unsigned long nr)
-{
-	for (int i = 0; i < s->m.nr_nodes; i++) {
-		int n = (want + i) % s->m.nr_nodes;
-		if (alloc_pages_bulk_node(s, n, nr))
-			return n;
-	}
-	return -1;
 }
 
 static struct folio_store *new_store(struct sim *s, uint64_t pages)
@@ -128,7 +115,16 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->vm_start = addr;
 	vma->vm_end = addr + (pages << PAGE_SHIFT);
 	vma->vm_flags = VM_READ | VM_WRITE | (shared ? VM_SHARED : 0);
+	/* the default policy has MPOL_F_MOF; a policy kept in force does
+	 * not, except bind with MPOL_F_NUMA_BALANCING */
+	const struct first_touch_policy *pol = region == 0 ? &s->w.p.shared_first_touch
+							   : &s->w.p.private_first_touch;
 	vma->mof = true;
+	if (s->w.p.policy_in_force && pol->mode != FT_LOCAL && pol->mode != FT_REMOTE) {
+		bool nb = pol->mode == FT_BIND && s->w.p.numa_balancing_bind;
+		vma->mof = nb;
+		vma->bind_nodes = nb ? pol->nodes : 0;
+	}
 	vma->store = fs;
 	vma->store_pgoff = pgoff;
 	vma->region = region;
@@ -183,19 +179,25 @@ static int map_region(struct sim *s, struct mm_struct *mm, uint64_t *addr, struc
  * through the slices, so a sweep of the address space meets them at a
  * steady rate. */
 static int store_table_owner(const struct sim *s, const struct vm_area_struct *vma,
-			     const struct layout *l, uint64_t c, int first_task)
+			     const struct layout *l, uint64_t c, int first_task, uint64_t *j)
 {
+	*j = c; /* the table's index within its region (slice or shared) */
 	if (vma->region == 0)
 		return -1;
 	uint64_t per_slice = l->slice_pages / PAGES_PER_PMD;
-	if (vma->region == 1)
+	if (vma->region == 1) {
+		*j = c % per_slice;
 		return first_task + (int)(c / per_slice);
+	}
 	uint64_t shared = l->shared_pages / PAGES_PER_PMD;
 	uint64_t total = shared + l->private_pages / PAGES_PER_PMD;
 	uint64_t before = c * shared / total, upto = (c + 1) * shared / total;
-	if (upto > before)
-		return -1;
 	(void)s;
+	if (upto > before) {
+		*j = before;
+		return -1;
+	}
+	*j = (c - upto) % per_slice;
 	return first_task + (int)((c - upto) / per_slice);
 }
 
@@ -213,8 +215,11 @@ static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint6
  * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
 static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
 				uint64_t i0, uint64_t i1, int want, int cls, int cpu,
-				unsigned long vm_flags, uint64_t hot_cut, bool private)
+				unsigned long vm_flags, uint64_t hot_cut, bool private,
+				const struct first_touch_policy *pol)
 {
+	uint64_t w = t->weight;
+	uint64_t allowed = pol->mode == FT_BIND ? pol->nodes : ~0ull;
 	struct { uint8_t order, nid; } f[PAGES_PER_PMD] = { { 0, 0 } };
 	struct folio_store *fs = vma->store;
 	int nf = 0;
@@ -224,8 +229,8 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 	for (uint64_t i = i0; i < i1;) {
 		int nid;
 		unsigned order = thp_first_touch(s, vma, vm_flags, vma->vm_start + (i << PAGE_SHIFT),
-						 i == i0, want, cpu, &nid);
-		if (!order && (nid = alloc_node(s, want, 1)) < 0)
+						 i == i0, want, allowed, cpu, &nid);
+		if (!order && (nid = alloc_pages_policy(s, pol, want, 1)) < 0)
 			return -1;
 		f[nf].order = (uint8_t)order;
 		f[nf].nid = (uint8_t)nid;
@@ -240,7 +245,7 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 		t->home_nid = f[0].nid;
 		t->lazy_order = f[0].order;
 		t->pmd_huge = f[0].order == HPAGE_PMD_ORDER;
-		class_nodes(&s->w, cls, 0)[f[0].nid] += mapped;
+		class_nodes(&s->w, cls, 0)[f[0].nid] += mapped * w;
 	} else {
 		uint64_t i = i0;
 		for (int k = 0; k < nf; k++)
@@ -254,7 +259,7 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 				fs->pg[idx].mapcount++;
 				if (f[k].order && thp_partial_page_unmapped(s, f[k].order, j))
 					continue; /* unmapped again at once, below */
-				class_nodes(&s->w, cls, hot)[f[k].nid]++;
+				class_nodes(&s->w, cls, hot)[f[k].nid] += w;
 				mapped++;
 			}
 		t->pmd_huge = nf == 1 && f[0].order == HPAGE_PMD_ORDER;
@@ -284,16 +289,20 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		uint64_t i1 = i0 + PAGES_PER_PMD < npages ? i0 + PAGES_PER_PMD : npages;
 		uint64_t chunk = (vma->store_pgoff + i0) / PAGES_PER_PMD;
 		struct pte_table *t = &vma->tables[i0 / PAGES_PER_PMD];
-		int owner = store_table_owner(s, vma, l, chunk, first_task);
+		uint64_t j;
+		int owner = store_table_owner(s, vma, l, chunk, first_task, &j);
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
+		uint32_t w = access_table_weight(p, j, private ? l->slice_pages : l->shared_pages);
 		t->owner = owner;
+		t->weight = w;
 		int cpu = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
 			cpu = s->tasks[user].cpu;
-			want = first_touch_node(s, private ? p->private_first_touch : p->shared_first_touch,
-						s->cpus[cpu].node, chunk);
+			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
+								    : &p->shared_first_touch,
+						     s->cpus[cpu].node, chunk);
 			cls = table_class(s, vma, t);
 		}
 		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
@@ -301,7 +310,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			(p->madv_hugepage == MADV_HP_ALL ||
 			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
 		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
-			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private))
+			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
+						 private ? &p->private_first_touch : &p->shared_first_touch))
 				return -1;
 			continue;
 		}
@@ -313,7 +323,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * of a big workload reaches a fraction of it in a run, and
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
-			class_nodes(&s->w, cls, 0)[want] += n;
+			class_nodes(&s->w, cls, 0)[want] += n * w;
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
 			mm->rss_pages += n;
@@ -324,12 +334,13 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			uint64_t idx = vma->store_pgoff + i;
 			bool hot = page_is_hot(s, fs, idx, hot_cut, private);
 			if (first_mapping) {
-				int nid = alloc_node(s, want, 1);
+				int nid = alloc_pages_policy(s, private ? &p->private_first_touch
+									  : &p->shared_first_touch, want, 1);
 				if (nid < 0)
 					return -1;
 				fs->pg[idx].nid = (uint8_t)nid;
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
-				class_nodes(&s->w, cls, hot)[nid]++;
+				class_nodes(&s->w, cls, hot)[nid] += w;
 			}
 			fs->pg[idx].mapcount++;
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
@@ -429,6 +440,7 @@ void workload_free(struct sim *s)
 	free(s->w.lat_cache);
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
+	free(s->w.wsize);
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
@@ -487,6 +499,8 @@ static double class_latency_compute(struct sim *s, int cls, int node)
  * memory latency of its mix of private and shared touches. */
 static double task_op_ns(struct sim *s, const struct task_struct *t)
 {
+	if (t->syscall_caller) /* it does no work of the workload's */
+		return s->w.p.cpu_ns_per_op;
 	const struct workload_params *p = &s->w.p;
 	int node = s->cpus[t->cpu].node;
 	double share = s->w.slice_pages ? p->private_access_share : 0;
@@ -512,6 +526,8 @@ static void refresh_rates(struct sim *s)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
+		if (t->syscall_caller)
+			continue;
 		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
 		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
 	}
@@ -552,7 +568,18 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 	if (user < 0)
 		user = 0;
 	double op = task_op_ns(s, t), local = task_op_ns_local(s);
+	if (t->syscall_caller || t->done)
+		user = 0; /* its time is the calls'; or it is exiting, its work done */
 	t->ops += user / op;
+	double target = s->w.p.work_mops * 1e6;
+	if (target > 0 && !t->done && t->ops >= target) {
+		/* its last operation ended inside this stretch: interpolate, and
+		 * count no operation past the last (the thread exits there) */
+		double back = (t->ops - target) * op * (user > 0 ? span / user : 0);
+		t->done = true;
+		t->finish_ns = now - (uint64_t)(back < span ? back : span);
+		t->ops = target;
+	}
 	/* the share of the interval not taken by interrupt handlers: the
 	 * thread touches no memory while they run */
 	double stolen = c->stolen_ns - c->stolen_at_account;
@@ -581,8 +608,8 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	struct pte_table *t = pte_table_of(vma, addr);
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
-	class_nodes(&s->w, cls, hot)[from] -= nr;
-	class_nodes(&s->w, cls, hot)[to] += nr;
+	class_nodes(&s->w, cls, hot)[from] -= nr * t->weight;
+	class_nodes(&s->w, cls, hot)[to] += nr * t->weight;
 	s->w.lat_stale[cls] = 1;
 }
 
@@ -590,11 +617,11 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 
 /* Touch rates (touches/ns) of one hot and one cold page of a region of
  * @pages taking @rate touches/s. */
-static void page_rates(const struct workload_params *p, double rate, uint64_t pages,
+static void page_rates(const struct workload_params *p, double rate, double pages,
 		       double *hot, double *cold)
 {
-	double pages_hot = (double)pages * p->hot_fraction;
-	double pages_cold = (double)pages - pages_hot;
+	double pages_hot = pages * p->hot_fraction;
+	double pages_cold = pages - pages_hot;
 	*hot = pages_hot >= 1 ? rate * p->hot_access_share / pages_hot / 1e9 : 0;
 	*cold = pages_cold >= 1 ? rate * (1 - p->hot_access_share) / pages_cold / 1e9 : 0;
 }
@@ -603,19 +630,15 @@ static void page_rates(const struct workload_params *p, double rate, uint64_t pa
 static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
-	uint64_t slice = s->w.slice_pages, shared = s->w.shared_pages;
-	if (s->w.unmapped_pages) {
-		/* the touches go to the pages still mapped (partial unmaps) */
-		double f = 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages;
-		slice = (uint64_t)((double)slice * f + 0.5);
-		shared = (uint64_t)((double)shared * f + 0.5);
-	}
+	/* per page of weight 1: the region's touches over its weighted pages;
+	 * after partial unmaps, over the pages still mapped */
+	double f = s->w.unmapped_pages ? 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages : 1;
 	for (int i = 0; i < s->nr_tasks; i++)
-		page_rates(p, s->w.task_rate[i] * p->private_access_share, slice,
+		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.wsize[i] * f,
 			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   shared, &s->w.touch.rate[2 * (s->nr_tasks + m)],
+			   s->w.wsize[s->nr_tasks + m] * f, &s->w.touch.rate[2 * (s->nr_tasks + m)],
 			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
 }
 
@@ -644,11 +667,18 @@ static int build_groups(struct sim *s)
 	}
 	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed))
 		goto out;
+	s->w.wsize = calloc(n ? n : 1, sizeof(double));
+	if (!s->w.wsize)
+		goto out;
 	for (uint32_t id = 0; id < total; id++) {
 		struct vm_area_struct *vma = s->table_vma[id];
-		struct pte_table *t = &vma->tables[id - vma->first_table_id];
+		uint32_t ti = id - vma->first_table_id;
+		struct pte_table *t = &vma->tables[ti];
+		uint64_t pages = vma_pages(vma) - (uint64_t)ti * PAGES_PER_PMD;
 		t->group = group[id];
 		t->rank = rank[id];
+		s->w.wsize[group[id]] += (double)t->weight *
+					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
 	}
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);

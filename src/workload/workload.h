@@ -14,15 +14,24 @@
 #define NUMASIM_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "workload/touch.h"
 
+/* Where a region's pages are first touched: the placement of a thread's
+ * first touch (local, remote) or a memory policy in force at that time
+ * (set_mempolicy / mbind / numactl: bind, preferred, interleave, weighted
+ * interleave), written NAME or NAME:NODES (e.g. bind:1, interleave:0,1,
+ * weighted:0=3,1=1).  mm/mempolicy.c places the pages. */
 enum first_touch {
-	FT_LOCAL,       /* first touched by a thread on the page's user's node */
+	FT_LOCAL,       /* the default policy: the first-touching thread's node */
 	FT_REMOTE,      /* first touched from the other socket's first node */
-	FT_INTERLEAVE,  /* round-robin over the nodes, per 2 MiB */
-	FT_NODE0,       /* everything on node 0 */
+	FT_INTERLEAVE,  /* MPOL_INTERLEAVE over the nodes (all if none given), per 2 MiB */
+	FT_NODE0,       /* node 0, falling back like the default policy */
+	FT_BIND,        /* MPOL_BIND: only the given nodes */
+	FT_PREFERRED,   /* MPOL_PREFERRED: the given node, then the nearest */
+	FT_WEIGHTED,    /* MPOL_WEIGHTED_INTERLEAVE (v6.9): node=weight,... */
 	NR_FIRST_TOUCH
 };
 extern const char *const first_touch_names[NR_FIRST_TOUCH];
@@ -39,10 +48,21 @@ extern const char *const thp_partial_op_names[NR_THP_PARTIAL_OP];
 enum thp_partial_pattern { THP_PATTERN_TAIL, THP_PATTERN_HEAD, THP_PATTERN_STRIDE, NR_THP_PATTERN };
 extern const char *const thp_partial_pattern_names[NR_THP_PATTERN];
 
+struct first_touch_policy {
+	enum first_touch mode;
+	uint64_t nodes;                  /* node mask for bind, preferred, interleave:, weighted */
+	uint8_t weight[64];              /* weighted interleave, per node */
+};
+
 /* Thread binding: none (the scheduler places threads), each thread to the
  * node or to the CPU it starts on. */
 enum thread_bind { BIND_NONE, BIND_NODE, BIND_CPU, NR_THREAD_BIND };
 extern const char *const thread_bind_names[NR_THREAD_BIND];
+
+/* The migration system call a scenario schedules (numactl's migratepages
+ * uses migrate_pages). */
+enum migrate_syscall { MCALL_NONE, MCALL_MIGRATE_PAGES, MCALL_MOVE_PAGES, MCALL_MBIND, NR_MCALLS };
+extern const char *const migrate_syscall_names[NR_MCALLS];
 
 struct workload_params {
 	int processes;
@@ -53,13 +73,28 @@ struct workload_params {
 	double hot_fraction;         /* of the pages of each region */
 	double hot_access_share;     /* of the touches going to the hot set */
 	double cpu_ns_per_op;        /* compute per operation, besides the memory access */
-	enum first_touch shared_first_touch;
-	enum first_touch private_first_touch;
+	struct first_touch_policy shared_first_touch;
+	struct first_touch_policy private_first_touch;
+	bool policy_in_force;        /* the first-touch policy stays the memory's policy */
+	bool numa_balancing_bind;    /* ... a bind policy with MPOL_F_NUMA_BALANCING (v5.15) */
+	int eat_node;                /* a memory eater occupies eat_gib on this node */
+	double eat_gib;
+	/* scheduled migration calls: process migrate_process's pages from
+	 * migrate_from to migrate_to at migrate_at_s, then every
+	 * migrate_every_s (0: once), back and forth if asked */
+	int migrate_call;            /* enum migrate_syscall */
+	int migrate_process, migrate_from, migrate_to;
+	double migrate_at_s, migrate_every_s;
+	bool migrate_back_and_forth;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */
 	unsigned vma_mib;            /* split each region into VMAs of this size (0: one) */
 	enum thread_bind bind;
+	int access;                  /* enum access_pattern (access.h) */
+	double access_shape;         /* normal: stdev in pages; pareto: alpha */
+	double access_set;           /* share of each region that is touched */
+	double work_mops;            /* operations per thread, millions; 0: a timed run */
 	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
 	enum madv_hugepage madv_hugepage;
 	double thp_partial;          /* share of each large folio's pages the partial op touches */
@@ -82,6 +117,7 @@ struct workload {
 	double *lat_cache;           /* [class][node]: class_latency */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
 	struct touch_model touch;     /* the touch groups (touch.h) */
+	double *wsize;               /* [group]: its pages weighted by access density */
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */

@@ -21,7 +21,54 @@ for k in throughput_loss kernel_cycles_per_hinting_pte tlb_irqs_per_migrated_pag
 done
 grep -q '^throughput loss from balancing' "$work/serial.txt" || fail "table lacks the loss row"
 
-# bad input: exit 2, no output file
+# Shared balancing-off runs: kernels that differ only in switches that
+# NUMA balancing alone reads give the same balancing-off run, so ab runs it
+# once.  Check the claim for each such switch by running both kernels.
+same_off() { # SCENARIO KERNEL_A KERNEL_B
+    local a b
+    "$NUMASIM" run "$1" --kernel "$2" --set kernel.numa_balancing=0 --duration 2 -q \
+        --json "$work/offa.json" >/dev/null || fail "run $2 failed"
+    "$NUMASIM" run "$1" --kernel "$3" --set kernel.numa_balancing=0 --duration 2 -q \
+        --json "$work/offb.json" >/dev/null || fail "run $3 failed"
+    a=$(jq -S 'del(.kernel)' "$work/offa.json")
+    b=$(jq -S 'del(.kernel)' "$work/offb.json")
+    [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab shares their runs"
+    "$NUMASIM" ab "$1" --kernels "$2,$3" --pairs 1 --duration 1 >"$work/share.txt" 2>/dev/null ||
+        fail "ab $2,$3 failed"
+    grep -q "^$3 shares the balancing-off runs of $2\$" "$work/share.txt" ||
+        fail "ab does not share $2's off runs with $3"
+}
+same_off small v5.12 v5.15                        # numa_delay_mapping, flush_pending_dsb_only
+same_off small-arm64 v5.12 v5.15
+same_off small v7.3 v7.3+single-folio-v1          # single_folio_v1
+same_off small v6.4 v6.4+mthp-numa                # mthp_numa
+# ... and kernels that differ elsewhere get runs of their own
+"$NUMASIM" ab small --kernels v6.3,v6.4 --pairs 1 --duration 1 >"$work/share.txt" 2>/dev/null ||
+    fail "ab v6.3,v6.4 failed"
+! grep -q "shares the balancing-off runs" "$work/share.txt" || fail "v6.4 shares v6.3's off runs"
+
+# kernel against kernel, with balancing on only: no pair figures
+"$NUMASIM" ab small --kernels v5.15,v6.3 --pairs 2 --duration 2 --balancing on \
+    --json "$work/on.json" >"$work/on.txt" 2>/dev/null || fail "ab --balancing on failed"
+grep -q "^each kernel against v5.15, balancing on" "$work/on.txt" || fail "no kernel comparison"
+! grep -q "throughput loss" "$work/on.txt" || fail "--balancing on printed a pair figure"
+[ "$(jq '.kernels["v6.3"].versus_first.throughput_change | length' "$work/on.json")" = 2 ] ||
+    fail "versus_first lacks a value per seed"
+[ "$(jq '.kernels["v6.3"].versus_first.tlb_irqs_ratio[0] > 1' "$work/on.json")" = true ] ||
+    fail "v6.3's TLB interrupts not above v5.15's on the seed's loop"
+
+# fixed work: elapsed time rows, and balancing shortens a remote first touch
+"$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 30 --set workload.work_mops=20 \
+    --set workload.private_first_touch=remote --set workload.shared_first_touch=remote \
+    --json "$work/fixed.json" >"$work/fixed.txt" 2>/dev/null || fail "fixed-work ab failed"
+grep -q '^elapsed time (fixed work)' "$work/fixed.txt" || fail "no elapsed row"
+[ "$(jq '.unfinished_runs' "$work/fixed.json")" = 0 ] || fail "fixed work did not finish"
+[ "$(jq '.kernels["v7.3"] | .elapsed_s[0] < .elapsed_off_s[0]' "$work/fixed.json")" = true ] ||
+    fail "balancing did not shorten remote-first-touch fixed work: $(jq -c '.kernels' "$work/fixed.json")"
+
+"$NUMASIM" ab small --kernels v7.3 --balancing sideways 2>"$work/err" && fail "bad --balancing accepted"
+grep -q "sideways" "$work/err" || fail "no message naming the bad --balancing value"
+
 rc=0
 "$NUMASIM" ab small --kernels v9.9 --json "$work/bad.json" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || fail "unknown kernel: exit status $rc, expected 2"

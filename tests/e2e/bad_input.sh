@@ -90,6 +90,29 @@ expect_error set_cross_field "--set: workload.memory_gib: needs 100 GiB" \
     run small --set workload.memory_gib=100
 expect_error unknown_kernel "--kernel: kernel.name: unknown kernel base 'v9.9'" run small --kernel v9.9
 
+# the workloads' keys and the migration calls' schedule
+mc=(--set workload.migrate_call=migrate_pages)
+expect_error call_unknown "--set: workload.migrate_call: 'teleport' is not one of" \
+    run small --set workload.migrate_call=teleport
+expect_error call_no_process "workload.migrate_process: process 3 does not exist (1 process)" \
+    run small "${mc[@]}" --set workload.migrate_process=3
+expect_error call_node_range "workload.migrate_from: the machine has nodes 0 to 1" \
+    run small "${mc[@]}" --set workload.migrate_from=5
+expect_error call_same_node "workload.migrate_to: migrate_from and migrate_to are the same node" \
+    run small "${mc[@]}" --set workload.migrate_from=1 --set workload.migrate_to=1
+expect_error call_after_run "workload.migrate_at_s: 50 s is not within the run (0.1 s)" \
+    run small "${mc[@]}" --set workload.migrate_at_s=50
+expect_error access_unknown "--set: workload.access: 'zipf' is not one of" run small --set workload.access=zipf
+expect_error work_negative "--set: workload.work_mops: -1 is out of range" run small --set workload.work_mops=-1
+expect_error policy_node_range "workload.private_first_touch: names a node the machine does not have" \
+    run small --set workload.private_first_touch=bind:9
+expect_error policy_unknown "--set: workload.shared_first_touch:" \
+    run small --set workload.shared_first_touch=everywhere
+expect_error eat_node_range "workload.eat_node: eat_gib needs eat_node, a node of the machine (0 to 1)" \
+    run small --set workload.eat_node=7
+expect_error ab_balancing "--balancing: 'sideways' is not both, on or off" \
+    ab small --kernels v7.3 --balancing sideways
+
 missing="$work/no-such-scenario.ini"
 expect_error missing_file "$missing: No such file or directory" run "$missing"
 expect_error unknown_builtin "no-such-scenario: no such scenario" run no-such-scenario

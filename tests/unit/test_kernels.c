@@ -60,6 +60,48 @@ static void test_v6_3_batches_migration_flush_without_gate(void **state)
 	assert_no_patches(&k);
 }
 
+/* Debian's 6.1 (make realcheck): no batched migration flush yet (v6.3);
+ * the v6.0 scheduler (SIS_UTIL, imb_numa_nr) on top of v5.15. */
+static void test_v6_1_is_v5_15_with_the_v6_0_scheduler(void **state)
+{
+	(void)state;
+	struct kernel_config a = parse_ok("v6.1"), b = parse_ok("v5.15");
+	assert_true(a.numa_delay_mapping);
+	assert_false(a.migrate_batch_flush);
+	assert_false(a.ubc_accessible_gate);
+	assert_false(a.vma_scan_filter);
+	assert_false(a.arm64_batched_unmap);
+	assert_false(a.mthp_numa);
+	assert_false(a.eevdf);
+	assert_true(a.sis_util && a.imb_numa_nr);
+	assert_false(b.sis_util || b.imb_numa_nr);
+	/* and mprotect's mmu_gather for huge PMDs (4a18419f71cd, v5.19) */
+	assert_false(a.huge_pmd_immediate_flush);
+	assert_true(b.huge_pmd_immediate_flush);
+	a.sis_util = a.imb_numa_nr = false;
+	a.huge_pmd_immediate_flush = true;
+	memcpy(a.name, b.name, sizeof(a.name));
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+/* Debian's 6.12: v6.4, arm64 batching (v6.5), mTHP NUMA balancing (v6.10),
+ * arm64 flush_tlb_batched_pending still a DSB (4b634918384c is v6.16). */
+static void test_v6_12_has_v6_5_and_v6_10(void **state)
+{
+	(void)state;
+	struct kernel_config k = parse_ok("v6.12");
+	assert_true(k.numa_delay_mapping);
+	assert_true(k.migrate_batch_flush);
+	assert_true(k.ubc_accessible_gate);
+	assert_true(k.vma_scan_filter);
+	assert_true(k.arm64_batched_unmap);
+	assert_true(k.mthp_numa);
+	assert_true(k.eevdf);
+	assert_false(k.lazy_mm_cpumask);
+	assert_true(k.flush_pending_dsb_only);
+	assert_false(k.single_folio_v1 || k.single_folio_v2 || k.flush_side);
+}
+
 static void test_v6_4_adds_accessible_gate_and_vma_filter(void **state)
 {
 	(void)state;
@@ -81,6 +123,10 @@ static void test_v7_3_flushes_mm_in_batched_pending(void **state)
 	assert_true(k.ubc_accessible_gate);
 	assert_true(k.vma_scan_filter);
 	assert_false(k.flush_pending_dsb_only);
+	/* the releases since v6.4: mTHP NUMA balancing (v6.10), EEVDF (v6.6),
+	 * the lazy x86 mm_cpumask (v6.14), the 2.8 ms slice (v6.15) */
+	assert_true(k.mthp_numa);
+	assert_true(k.eevdf && k.lazy_mm_cpumask && k.base_slice_700us);
 	assert_no_patches(&k);
 }
 
@@ -194,6 +240,7 @@ static void test_patches_combine(void **state)
 	assert_false(k.single_folio_v1);
 	assert_true(k.mthp_numa);
 	/* the base's switches are kept */
+	assert_true(k.mthp_numa);
 	assert_true(k.migrate_batch_flush);
 	assert_true(k.ubc_accessible_gate);
 	assert_false(k.flush_pending_dsb_only);
@@ -257,7 +304,9 @@ int main(void)
 		cmocka_unit_test(test_v5_12_remaps_before_migrating),
 		cmocka_unit_test(test_v5_15_delays_mapping_no_batch_flush),
 		cmocka_unit_test(test_v6_3_batches_migration_flush_without_gate),
+		cmocka_unit_test(test_v6_1_is_v5_15_with_the_v6_0_scheduler),
 		cmocka_unit_test(test_v6_4_adds_accessible_gate_and_vma_filter),
+		cmocka_unit_test(test_v6_12_has_v6_5_and_v6_10),
 		cmocka_unit_test(test_v7_3_flushes_mm_in_batched_pending),
 		cmocka_unit_test(test_mthp_numa_in_v7_3_patch_before),
 		cmocka_unit_test(test_invlpgb_only_from_v6_15),

@@ -269,6 +269,50 @@ static void test_v5_15_migration_never_batches(void **state)
 	assert_int_equal(s->st.batch_flushes, 0);
 }
 
+/* ---- migrate_pages(2): batches of at most 512, one flush a batch -------- */
+
+/* Run a migrate_pages(2) call moving the process's pages from node 0 to
+ * node 1, batch by batch as the caller's steps would; check that no batch
+ * passes NR_MAX_BATCHED_MIGRATION pages and that each batch's TLB flushes
+ * (flush_tlb_multi rounds) number @rounds_per_batch, or one per folio when
+ * that is 0.  Returns the number of batches. */
+static int syscall_call(struct sim *s, struct migrate_ctx *ctx, int rounds_per_batch)
+{
+	struct migrate_call call = { .mm_id = 0, .from = 0, .to = 1, .reason = MR_SYSCALL };
+	int batches = 0;
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	for (;;) {
+		uint64_t rounds = s->st.flush_rounds;
+		if (!migrate_call_batch(s, &call, ctx))
+			break;
+		batches++;
+		assert_in_range(ctx->nr, 1, NR_MAX_BATCHED_MIGRATION);
+		migrate_call_batch_finish(s, &call, ctx);
+		uint64_t want = rounds_per_batch ? (uint64_t)rounds_per_batch : (uint64_t)ctx->nr;
+		assert_int_equal(s->st.flush_rounds - rounds, want);
+	}
+	assert_int_equal(call.moved, 2048);
+	assert_int_equal(call.failed, 0);
+	for (uint64_t p = 0; p < 2048; p++)
+		assert_int_equal(folio_nid(folio_at(s, p)), 1);
+	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 2048);
+	return batches;
+}
+
+static void test_migrate_pages_syscall_v6_3_one_flush_per_batch(void **state)
+{
+	struct sim *s = mk(state, "v6.3");
+	assert_int_equal(syscall_call(s, ctx_of(state), 1), 4); /* 2048 pages, 512 a batch */
+	assert_int_equal(s->st.batch_flushes, 4);
+}
+
+static void test_migrate_pages_syscall_v5_15_flushes_per_folio(void **state)
+{
+	struct sim *s = mk(state, "v5.15");
+	assert_int_equal(syscall_call(s, ctx_of(state), 0), 4);
+	assert_int_equal(s->st.batch_flushes, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +325,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v1_numa_misplaced_never_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_syscall_migration_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v5_15_migration_never_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_pages_syscall_v6_3_one_flush_per_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_pages_syscall_v5_15_flushes_per_folio, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("migrate", tests, NULL, NULL);
 }

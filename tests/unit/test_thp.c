@@ -135,10 +135,10 @@ static void test_first_touch_order_and_fallback(void **state)
 
 	/* aligned, PMD empty, a free pageblock: order 9 on the faulting node */
 	uint64_t a = vma.vm_start;
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, true, 1, 0, &nid), HPAGE_PMD_ORDER);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, true, 1, ~0ull, 0, &nid), HPAGE_PMD_ORDER);
 	assert_int_equal(nid, 1);
 	/* a PTE table already there: no PMD THP, and without mTHP a small page */
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, false, 1, 0, &nid), 0);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, false, 1, ~0ull, 0, &nid), 0);
 	/* no pageblock on node 1 (defrag=madvise, no VM_HUGEPAGE): fallback,
 	 * counted, and then the enabled mTHP size */
 	take_all_blocks(s, 1, HPAGE_PMD_ORDER);
@@ -146,23 +146,23 @@ static void test_first_touch_order_and_fallback(void **state)
 	s->pgdat[1].nr_free[4] = 2;
 	s->node_free_pages[1] += 32;
 	unsigned long long fb = testsim_event(s, THP_FAULT_FALLBACK);
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, true, 1, 0, &nid), 4);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, true, 1, ~0ull, 0, &nid), 4);
 	assert_int_equal(nid, 1);
 	assert_int_equal(testsim_event(s, THP_FAULT_FALLBACK), fb + 1);
 	assert_int_equal(s->mthp_stats[HPAGE_PMD_ORDER][MTHP_STAT_ANON_FAULT_FALLBACK], 1);
 	assert_int_equal(s->mthp_stats[4][MTHP_STAT_ANON_FAULT_ALLOC], 1);
 	/* an mTHP block must start at its own alignment (pte_none of the block) */
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a + 4096, false, 1, 0, &nid), 0);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a + 4096, false, 1, ~0ull, 0, &nid), 0);
 	/* mTHP takes another node when this one has no block (zonelist) */
 	take_all_blocks(s, 1, 0);
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, false, 1, 0, &nid), 4);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, a, false, 1, ~0ull, 0, &nid), 4);
 	assert_int_equal(nid, 0);
 
 	/* an unaligned VMA start: the PMD size does not fit, nothing counted */
 	struct vm_area_struct odd = vma;
 	odd.vm_start += 64 * 1024;
 	fb = testsim_event(s, THP_FAULT_FALLBACK);
-	assert_int_equal(thp_first_touch(s, &odd, odd.vm_flags, odd.vm_start, true, 0, 0, &nid), 4);
+	assert_int_equal(thp_first_touch(s, &odd, odd.vm_flags, odd.vm_start, true, 0, ~0ull, 0, &nid), 4);
 	assert_int_equal(testsim_event(s, THP_FAULT_FALLBACK), fb);
 }
 
@@ -179,17 +179,17 @@ static void test_first_touch_defrag_modes(void **state)
 	s->node_free_pages[1] = 4096;
 	/* defrag=defer: fail now, wake kcompactd on the node */
 	s->t.thp.defrag = THP_DEFRAG_DEFER;
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, vma.vm_start, true, 1, 0, &nid), 0);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, vma.vm_start, true, 1, ~0ull, 0, &nid), 0);
 	assert_true(timerq_armed(&s->e.q, kd1));
 	assert_int_equal(testsim_event(s, COMPACTSTALL), 0);
 	timerq_cancel(&s->e.q, kd1);
 	/* defrag=madvise without MADV_HUGEPAGE: fail, wake nobody */
 	s->t.thp.defrag = THP_DEFRAG_MADVISE;
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, vma.vm_start, true, 1, 0, &nid), 0);
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags, vma.vm_start, true, 1, ~0ull, 0, &nid), 0);
 	assert_false(timerq_armed(&s->e.q, kd1));
 	/* ... with it: direct compaction gathers a pageblock, and the THP
 	 * lands on the faulting node */
-	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags | VM_HUGEPAGE, vma.vm_start, true, 1, 0,
+	assert_int_equal(thp_first_touch(s, &vma, vma.vm_flags | VM_HUGEPAGE, vma.vm_start, true, 1, ~0ull, 0,
 					 &nid), HPAGE_PMD_ORDER);
 	assert_int_equal(nid, 1);
 	assert_int_equal(testsim_event(s, COMPACTSTALL), 1);

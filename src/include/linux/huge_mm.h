@@ -69,10 +69,11 @@ bool thp_vma_suitable_order(const struct vm_area_struct *vma, uint64_t addr, uns
  * PTE table are already populated up to @addr (@pmd_empty: nothing in the
  * table yet): the order of the folio the fault allocates and its node
  * (alloc_anon_folio / do_huge_pmd_anonymous_page with their fallbacks), the
- * pages taken from the node.  @cpu is the faulting CPU (counters).  Returns
+ * pages taken from the node.  @allowed: the nodes the policy lets the
+ * fallback use (bind's, else all).  @cpu is the faulting CPU (counters).  Returns
  * the order; *nid is the node, or -1 if no node has the memory. */
 unsigned thp_first_touch(struct sim *s, struct vm_area_struct *vma, unsigned long vm_flags,
-			 uint64_t addr, bool pmd_empty, int want, int cpu, int *nid);
+			 uint64_t addr, bool pmd_empty, int want, uint64_t allowed, int cpu, int *nid);
 
 /* mm/huge_memory.c paths */
 long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr);

@@ -8,7 +8,9 @@
 #include "linux/mm_types.h"
 
 enum migrate_mode { MIGRATE_ASYNC, MIGRATE_SYNC_LIGHT, MIGRATE_SYNC };
-enum migrate_reason { MR_COMPACTION, MR_SYSCALL, MR_NUMA_MISPLACED, MR_DEMOTION };
+enum migrate_reason { MR_COMPACTION, MR_MEMORY_FAILURE, MR_MEMORY_HOTPLUG, MR_SYSCALL,
+		      MR_MEMPOLICY_MBIND, MR_NUMA_MISPLACED, MR_CONTIG_RANGE, MR_LONGTERM_PIN,
+		      MR_DEMOTION };
 
 #define NR_MAX_BATCHED_MIGRATION HPAGE_PMD_NR
 #define NR_MAX_MIGRATE_PAGES_RETRY 10
@@ -57,6 +59,24 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
  * piece of a split folio moved), or -ENOMEM. */
 void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx);
 int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx);
+/* The migration system calls (mm/mempolicy.c: migrate_pages(2), mbind(2)
+ * with MPOL_MF_MOVE; mm/migrate.c: move_pages(2)): every folio of the
+ * process on @from goes to @to through migrate_pages(MIGRATE_SYNC), a batch
+ * of at most NR_MAX_BATCHED_MIGRATION pages per step. */
+struct migrate_call {
+	int mm_id, from, to;
+	enum migrate_reason reason;
+	int vma;                     /* the page-table walk's position */
+	uint64_t addr;
+	uint64_t started;            /* ns */
+	unsigned long moved, failed; /* pages */
+};
+/* Isolate the next batch of the call's folios into @ctx and run its unmap
+ * (and flush) phase; false when the walk is done (nothing isolated). */
+bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
+/* The batch's move phase and counters. */
+void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
+
 /* migrate_misplaced_folio halves: the unmap, then the move and counters. */
 void migrate_misplaced_folio_begin(struct sim *s, struct migrate_ctx *ctx, struct folio folio, int node);
 int migrate_misplaced_folio_end(struct sim *s, struct migrate_ctx *ctx);

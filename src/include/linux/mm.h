@@ -91,6 +91,16 @@ bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
 bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *vma,
 		       bool is_private_single_threaded);
 int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr);
+struct machine;
+struct first_touch_policy;
+/* The node a first touch under @pol goes to, for a page of 2 MiB chunk
+ * @chunk first touched by a thread on @user_node. */
+int mpol_first_touch_node(const struct machine *m, const struct first_touch_policy *pol,
+			  int user_node, uint64_t chunk);
+/* Take @nr pages on @want or, through its zonelist, the nearest node with
+ * room the policy allows; the node, or -1. */
+int alloc_pages_policy(struct sim *s, const struct first_touch_policy *pol, int want,
+		       unsigned long nr);
 
 /* mm/memory.c */
 struct vm_fault {

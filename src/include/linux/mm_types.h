@@ -137,15 +137,16 @@ struct pte_table {
 	uint64_t protnone_hot[8];
 	uint64_t protnone_cold[8];
 	uint16_t nr_protnone_hot, nr_protnone_cold;
-	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
-	bool lazy;               /* simulator: pages and PTEs not written yet (all at
-				  * their first-touch state on home_nid) */
+	uint8_t pmd_huge : 1;     /* mapped by a huge PMD (one folio of order 9) */
+	uint8_t pmd_protnone : 1; /* the huge PMD is PROT_NONE */
+	uint8_t lazy : 1;         /* simulator: pages and PTEs not written yet (all at
+				   * their first-touch state on home_nid) ... */
+	uint8_t lazy_partial : 1; /* ... the scenario's partial unmap still to apply */
+	uint8_t lazy_order : 4;   /* ... the order of its folios */
 	uint8_t home_nid;
-	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
-	uint8_t lazy_order;      /* simulator, lazy tables: the order of their folios */
-	bool lazy_partial;       /* ... and the scenario's partial unmap is still to apply */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
 	uint32_t group;          /* its touch group (workload/touch.h) */
+	uint32_t weight;         /* the workload's access density per page here (touch_count) */
 	uint32_t rank;           /* 1-based position among its touch group's tables */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
 };
@@ -178,6 +179,7 @@ struct vm_area_struct {
 	uint64_t vm_start, vm_end;     /* bytes, page aligned */
 	unsigned long vm_flags;
 	bool mof;                      /* policy has MPOL_F_MOF (default policy) */
+	uint64_t bind_nodes;           /* MPOL_BIND|MPOL_F_NUMA_BALANCING: its nodes, else 0 */
 	struct folio_store *store;
 	uint64_t store_pgoff;          /* first store page mapped at vm_start */
 	pte_t *ptes;                   /* one per page */

@@ -27,6 +27,7 @@ struct pglist_data {
 	uint32_t compact_cursor_page;      /* ... and a page in it */
 	uint64_t compact_pool;             /* pages freed into the pageblock being emptied */
 	unsigned compact_used;             /* used pages of a pageblock compaction empties */
+	uint64_t held_pages;               /* memory the workload's pages do not use (a memory eater) */
 	/* the deferred split queue (mm/huge_memory.c), as a count */
 	uint64_t split_queue_len;
 };

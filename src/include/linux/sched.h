@@ -35,6 +35,8 @@ enum task_activity {
 	ACT_MIGRATE_UNMAP, /* migrate_pages: unmap and flush */
 	ACT_MIGRATE_MOVE,  /* migrate_pages: copy and remap */
 	ACT_RETURN,        /* returning to user mode: queued task_work runs here */
+	ACT_SYSCALL,       /* migrate_pages(2) and friends: isolate and unmap a batch */
+	ACT_SYSCALL_MOVE,  /* ... and move it */
 };
 
 /* task_numa_work's walk, kept across steps (one PTE table per event). */
@@ -80,10 +82,16 @@ enum task_sched_state {
 	TASK_QUEUED,              /* runnable, waiting on its CPU's runqueue */
 	TASK_ON_CPU,              /* running (rq's current) */
 	TASK_SLEEPING,            /* blocked until woken */
+	TASK_DEAD,                /* exited: its work is done */
 };
+
+struct migrate_call;
 
 struct task_struct {
 	int pid, tgid;
+	bool syscall_caller;      /* the process that makes the scenario's migration calls */
+	struct migrate_call *call;/* its call in flight */
+	int calls_made;
 	int idx;                  /* index in sim->tasks */
 	int cpu;                  /* task_cpu(): where it runs, waits, or last ran */
 	struct mm_struct *mm;
@@ -101,6 +109,8 @@ struct task_struct {
 	int move_to;              /* a move asked for while it was in the kernel, or -1 */
 	struct task_struct *swap_with; /* ... a swap with this task (migrate_swap) */
 	bool want_sleep;          /* its run phase ended while it was in the kernel */
+	bool done;                /* its fixed amount of work is done: it exits */
+	uint64_t finish_ns;       /* ... at this time */
 	uint64_t run_left;        /* ns of CPU time left in its run phase (0: never sleeps) */
 	uint64_t sleep_ctr;       /* draws of its run/sleep stream */
 	uint64_t acct_from;       /* ns: its user time is settled up to here */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "asm/mmu_context.h"
+#include "linux/migrate.h"
 #include "kernel/sched/sched.h"
 #include "linux/sched/numa_balancing.h"
 #include "workload/touch.h"
@@ -223,6 +224,11 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 	}
 	a->busy_until = now + (uint64_t)ns;
 	next->slice_end = now + task_slice(s, cpu);
+	if (next->syscall_caller && next->call && next->act == ACT_USER) {
+		/* the caller's user work is making its call */
+		task_set_act(s, next, ACT_SYSCALL);
+		timerq_set(&s->e.q, act_timer_id(s, next->idx), a->busy_until);
+	}
 	s->w.touch.owner_cpu[next->idx] = cpu;
 	touch_rearm(&s->w.touch, (uint32_t)next->idx, a->busy_until);
 	schedule_tick(s, next, now);
@@ -347,7 +353,8 @@ void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64
 	dequeue_curr(s, cpu, p);
 	schedule(s, cpu, now);
 	p->state = TASK_SLEEPING;
-	timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx, wake);
+	if (wake != UINT64_MAX)
+		timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx, wake);
 }
 
 /* The running @p's run phase ended: it sleeps for a drawn time. */
@@ -378,9 +385,53 @@ static void preempt_curr(struct sim *s, int cpu, struct task_struct *p, uint64_t
 	p->state = TASK_QUEUED;
 }
 
+/* do_exit: the task's work is done; its CPU runs the next one. */
+static void exit_task(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	switch (p->state) {
+	case TASK_ON_CPU:
+		dequeue_curr(s, p->cpu, p);
+		schedule(s, p->cpu, now);
+		break;
+	case TASK_QUEUED:
+		dequeue_task(s, p->cpu, p);
+		sched_balance_rearm(s, p->cpu, now);
+		break;
+	default:
+		break;
+	}
+	timerq_cancel(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx);
+	p->state = TASK_DEAD;
+	p->mm->mm_users--;
+	s->sched->nr_alive--;
+}
+
+bool sched_exit_done(struct sim *s, uint64_t now)
+{
+	int working = 0; /* workers not yet exited (a migration caller does not count) */
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *p = &s->tasks[i];
+		if (p->syscall_caller || p->state == TASK_DEAD)
+			continue;
+		working++;
+		if (!p->done)
+			continue;
+		if (p->state == TASK_ON_CPU && task_busy_end(s, p, now))
+			continue; /* in a kernel path: at its return (or the next accounting) */
+		sim_enter_cpu(s, p->cpu, now);
+		exit_task(s, p, now);
+		working--;
+	}
+	return working == 0;
+}
+
 bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
 {
 	int cpu = p->cpu;
+	if (p->done) {
+		exit_task(s, p, now);
+		return false;
+	}
 	if (p->move_to >= 0) {
 		int to = p->move_to;
 		p->move_to = -1;
@@ -389,7 +440,10 @@ bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
 			return false;
 	}
 	if (p->want_sleep) {
-		block_task(s, p, now);
+		if (p->syscall_caller) /* until its next call, if any */
+			sched_block_task(s, p, now, sched_next_call(s, p));
+		else
+			block_task(s, p, now);
 		return false;
 	}
 	if (cpu_rq(s, cpu)->need_resched) {
@@ -401,10 +455,43 @@ bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
 
 /* The sleep timer of a task: the end of its run phase (it blocks) or of
  * its sleep (it wakes, on the CPU where the timer was armed). */
+/* The caller's next call: from, to, and when the one after it is due. */
+static void prepare_call(struct sim *s, struct task_struct *p, uint64_t now)
+{
+	const struct workload_params *w = &s->w.p;
+	static const enum migrate_reason reason[NR_MCALLS] = {
+		[MCALL_MIGRATE_PAGES] = MR_SYSCALL, [MCALL_MOVE_PAGES] = MR_SYSCALL,
+		[MCALL_MBIND] = MR_MEMPOLICY_MBIND,
+	};
+	bool back = w->migrate_back_and_forth && (p->calls_made & 1);
+	if (!p->call && !(p->call = calloc(1, sizeof(*p->call))))
+		abort();
+	if (!p->mctx && !(p->mctx = calloc(1, sizeof(*p->mctx))))
+		abort();
+	*p->call = (struct migrate_call){
+		.mm_id = w->migrate_process,
+		.from = back ? w->migrate_to : w->migrate_from,
+		.to = back ? w->migrate_from : w->migrate_to,
+		.reason = reason[w->migrate_call],
+		.started = now,
+	};
+	p->calls_made++;
+}
+
+uint64_t sched_next_call(const struct sim *s, const struct task_struct *p)
+{
+	const struct workload_params *w = &s->w.p;
+	if (w->migrate_every_s <= 0)
+		return UINT64_MAX;
+	return (uint64_t)((w->migrate_at_s + w->migrate_every_s * p->calls_made) * 1e9);
+}
+
 static void sleep_timer(struct sim *s, struct task_struct *p, uint64_t now)
 {
 	if (p->state == TASK_SLEEPING) {
 		sim_enter_cpu(s, p->cpu, now);
+		if (p->syscall_caller)
+			prepare_call(s, p, now);
 		try_to_wake_up(s, p, p->cpu, now);
 		return;
 	}
@@ -456,7 +543,8 @@ void sched_timer(struct sim *s, uint32_t id, uint64_t now)
 
 void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now)
 {
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || p->state != TASK_ON_CPU)
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || p->state != TASK_ON_CPU ||
+	    p->syscall_caller)
 		return;
 	/* the wall time at which its CPU time passes the trigger, if it keeps
 	 * the CPU */
@@ -538,6 +626,7 @@ int sched_init(struct sim *s)
 		cpumask_set_cpu(c, &ss->cpu_mask[c]);
 	}
 	ss->nr_idle = cpus;
+	ss->nr_alive = s->nr_tasks;
 	/* sysctl_sched_base_slice (EEVDF) or sched_min_granularity (CFS):
 	 * 0.75 ms, 0.70 ms from v6.15, times 1 + ilog2(min(CPUs, 8)) */
 	unsigned f = 1, n = cpus < 8 ? (unsigned)cpus : 8;
@@ -584,8 +673,16 @@ void sched_place_tasks(struct sim *s)
 
 void sched_start(struct sim *s)
 {
-	for (int i = 0; i < s->nr_tasks; i++)
-		enqueue_task(s, s->tasks[i].cpu, &s->tasks[i]);
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *p = &s->tasks[i];
+		if (p->syscall_caller) { /* asleep until its first call */
+			p->state = TASK_SLEEPING;
+			timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)i,
+				   (uint64_t)(s->w.p.migrate_at_s * 1e9));
+			continue;
+		}
+		enqueue_task(s, p->cpu, p);
+	}
 	for (int c = 0; c < s->m.nr_cpus; c++) {
 		struct task_struct *p = pick_next_task(s, c);
 		if (p)

@@ -82,6 +82,21 @@ static void record_migration(struct sim *s, struct task_struct *p)
 		s->st.migr_pte_protnone++;
 }
 
+/* The migration call returns: record it; the caller sleeps until its next
+ * one. */
+static void syscall_done(struct sim *s, struct task_struct *p)
+{
+	struct migrate_call *c = p->call;
+	if (s->nr_calls < s->max_calls)
+		s->calls[s->nr_calls++] = (struct call_record){
+			.start_ns = c->started, .end_ns = sim_now(s), .from = c->from, .to = c->to,
+			.moved = c->moved, .failed = c->failed,
+		};
+	free(p->call);
+	p->call = NULL;
+	p->want_sleep = true;
+}
+
 void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 {
 	sim_enter(s, p, now);
@@ -103,6 +118,18 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		      (int64_t)p->fault.addr, p->fault.folio_nid_at_fault, p->fault.target_nid,
 		      p->fault.saw_pending);
 		act_at(s, p, ACT_RETURN);
+		break;
+	case ACT_SYSCALL:
+		if (migrate_call_batch(s, p->call, p->mctx)) {
+			act_at(s, p, ACT_SYSCALL_MOVE);
+		} else {
+			syscall_done(s, p);
+			act_at(s, p, ACT_RETURN);
+		}
+		break;
+	case ACT_SYSCALL_MOVE:
+		migrate_call_batch_finish(s, p->call, p->mctx);
+		act_at(s, p, ACT_SYSCALL);
 		break;
 	case ACT_RETURN:
 		task_set_act(s, p, ACT_USER);

@@ -46,6 +46,7 @@ struct sched_state {
 	int *bal_of[SD_MAX_LEVELS];      /* [cpu]: its group's balancer at each level */
 	int nr_idle;                     /* CPUs with nothing to run */
 	int nr_overloaded;               /* runqueues with a task waiting */
+	int nr_alive;                    /* tasks that have not exited */
 	struct cpumask *node_mask;       /* per node: its CPUs (binding) */
 	struct cpumask *cpu_mask;        /* per CPU: itself (binding) */
 	uint32_t timer_sleep, timer_resched, timer_bal; /* first ids of each kind */
@@ -79,15 +80,20 @@ void sched_tick(struct sim *s, struct task_struct *p, uint64_t now);
 /* @p returns to user mode at @now: what waited for it (a slice's end, a
  * sleep, a move) happens now.  False if it no longer runs here. */
 bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now);
+/* Tasks whose fixed work is done exit (those in a kernel path at their
+ * return); true when none is left. */
+bool sched_exit_done(struct sim *s, uint64_t now);
 /* Anything waiting for @p to leave the kernel? */
 static inline bool sched_exit_work(const struct sim *s, const struct task_struct *p)
 {
-	return p->move_to >= 0 || p->want_sleep || s->sched->rq[p->cpu].need_resched;
+	return p->move_to >= 0 || p->want_sleep || p->done || s->sched->rq[p->cpu].need_resched;
 }
 /* The running @p blocks at @now until @wake; try_to_wake_up wakes a
  * sleeping task from @waker_cpu (select_task_rq_fair picks its CPU). */
 void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64_t wake);
 void try_to_wake_up(struct sim *s, struct task_struct *p, int waker_cpu, uint64_t now);
+/* When the migration caller's next call is due (UINT64_MAX: none). */
+uint64_t sched_next_call(const struct sim *s, const struct task_struct *p);
 /* set_task_cpu: the task changes CPU (migrate_task_rq_fair's NUMA part). */
 void set_task_cpu(struct sim *s, struct task_struct *p, int cpu);
 /* Move @p to @cpu (a queued task at once, a running one through the

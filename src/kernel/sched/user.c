@@ -37,7 +37,8 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		touch_rearm(tm, g, now);
 		return;
 	}
-	uint32_t rem, id = touch_find(tm, g, pick.hot, pick.k, &rem);
+	uint64_t rem;
+	uint32_t id = touch_find(tm, g, pick.hot, pick.k, &rem);
 	struct vm_area_struct *vma = s->table_vma[id];
 	uint32_t ti = id - vma->first_table_id;
 	struct pte_table *t = &vma->tables[ti];
@@ -48,7 +49,8 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		touch_rearm(tm, g, now);
 		return;
 	}
-	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE, rem);
+	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
+				    (unsigned)(rem / t->weight));
 	uint64_t addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
 	task_fault_protnone(s, p, vma, addr, now);
 	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */

@@ -35,7 +35,7 @@ struct sim *testsim_new_cfg(const char *kernel, enum flush_engine engine, void (
 	s->w.p.memory_gib = 8.0 / 1024; /* 8 MiB: 2048 pages, 4 tables */
 	s->w.p.private_fraction = 0;
 	s->w.p.private_access_share = 0;
-	s->w.p.shared_first_touch = FT_NODE0;
+	s->w.p.shared_first_touch.mode = FT_NODE0;
 	thp_tunables_defaults(&s->t.thp);
 	s->seed = 1;
 	s->duration_ns = 10 * NSEC_PER_SEC;

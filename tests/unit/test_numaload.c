@@ -1,0 +1,513 @@
+/* numaload (tools/numaload/): parsing of real kernels' counter files and
+ * tracefs histograms (fixtures captured from Debian's 6.1 and 6.12 kernels
+ * in the realcheck guest), counter deltas, the key rules against a real
+ * machine, the layout against numasim's own workload, and the table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "numaload/counters.h"
+#include "numaload/shape.h"
+#include "numaload/table.h"
+#include "numaload/tracehist.h"
+#include "kernel/sim.h"
+
+#define FIX "tests/unit/fixtures/numaload/"
+
+static char *fixture(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), FIX "%s", name);
+	char *t = nl_read_text(path);
+	if (!t)
+		fail_msg("cannot read %s (run from the repository root)", path);
+	return t;
+}
+
+static struct nl_counters counters_of(const char *kernel, const char *when)
+{
+	struct nl_counters c;
+	char name[128];
+	memset(&c, 0, sizeof(c));
+	snprintf(name, sizeof(name), "linux-%s-vmstat.%s", kernel, when);
+	char *v = fixture(name);
+	snprintf(name, sizeof(name), "linux-%s-interrupts.%s", kernel, when);
+	char *i = fixture(name);
+	/* numasim's counters are there (the seven NUMA and migration ones and
+	 * the eighteen THP and compaction ones); the four nr_tlb_* need
+	 * CONFIG_DEBUG_TLBFLUSH */
+	assert_int_equal(nl_parse_vmstat(v, &c), 25);
+	assert_int_equal(nl_parse_interrupts(i, &c.tlb_irqs), 1);
+	c.have_tlb = true;
+	free(v);
+	free(i);
+	return c;
+}
+
+/* ---- /proc/vmstat and /proc/interrupts -------------------------------------- */
+
+static void test_vmstat_6_1(void **state)
+{
+	(void)state;
+	struct nl_counters b = counters_of("6.1", "before"), a = counters_of("6.1", "after"), d;
+	assert_int_equal(nl_counters_delta(&b, &a, &d), 0);
+	assert_true(d.have_vm[NUMA_PTE_UPDATES]);
+	assert_int_equal(d.vm[NUMA_PTE_UPDATES], 321581);
+	assert_int_equal(d.vm[NUMA_HINT_FAULTS], 311929);
+	assert_int_equal(d.vm[NUMA_HINT_FAULTS_LOCAL], 240426);
+	assert_int_equal(d.vm[NUMA_PAGE_MIGRATE], 65538);
+	assert_int_equal(d.vm[PGMIGRATE_SUCCESS], 65538);
+	assert_int_equal(d.vm[PGMIGRATE_FAIL], 0);
+	assert_false(d.have_vm[NR_TLB_REMOTE_FLUSH]);
+	assert_false(d.have_vm[NR_TLB_LOCAL_FLUSH_ONE]);
+	assert_true(d.have_tlb);
+	assert_int_equal(d.tlb_irqs, 83 + 82 + 82 + 92);
+}
+
+static void test_vmstat_6_12(void **state)
+{
+	(void)state;
+	struct nl_counters b = counters_of("6.12", "before"), a = counters_of("6.12", "after"), d;
+	assert_int_equal(nl_counters_delta(&b, &a, &d), 0);
+	assert_int_equal(d.vm[NUMA_PTE_UPDATES], 198171);
+	assert_int_equal(d.vm[NUMA_HINT_FAULTS], 198172);
+	assert_int_equal(d.vm[NUMA_HINT_FAULTS_LOCAL], 131851);
+	assert_int_equal(d.vm[NUMA_PAGE_MIGRATE], 66319);
+	assert_int_equal(d.tlb_irqs, 790 + 773 + 780 + 831);
+	assert_int_equal(b.tlb_irqs, 0);
+}
+
+static void test_vmstat_debug_tlbflush_and_bad_lines(void **state)
+{
+	(void)state;
+	struct nl_counters c;
+	memset(&c, 0, sizeof(c));
+	/* a CONFIG_DEBUG_TLBFLUSH kernel has the nr_tlb_* lines */
+	assert_int_equal(nl_parse_vmstat("nr_tlb_remote_flush 12\nnr_tlb_local_flush_one 7\n"
+					 "numa_pte_updates_x 3\n", &c), 2);
+	assert_true(c.have_vm[NR_TLB_REMOTE_FLUSH]);
+	assert_int_equal(c.vm[NR_TLB_LOCAL_FLUSH_ONE], 7);
+	assert_false(c.have_vm[NUMA_PTE_UPDATES]);
+	assert_int_equal(nl_parse_vmstat("numa_hint_faults twelve\n", &c), -1);
+	assert_int_equal(nl_parse_vmstat("numa_hint_faults 99999999999999999999999\n", &c), -1);
+}
+
+static void test_interrupts_absent_and_malformed(void **state)
+{
+	(void)state;
+	uint64_t n = 42;
+	const char *arm = "           CPU0       CPU1\n IPI0:  10  11  Rescheduling interrupts\n";
+	assert_int_equal(nl_parse_interrupts(arm, &n), 0);
+	assert_int_equal(n, 42);
+	const char *short_row = "           CPU0       CPU1\nTLB:  10   TLB shootdowns\n";
+	assert_int_equal(nl_parse_interrupts(short_row, &n), -1);
+	assert_int_equal(nl_parse_interrupts("", &n), -1);
+	const char *ok = "     CPU0  CPU1  CPU2\n TLB:  1 2 3   TLB shootdowns\n";
+	assert_int_equal(nl_parse_interrupts(ok, &n), 1);
+	assert_int_equal(n, 6);
+}
+
+static void test_delta_backwards(void **state)
+{
+	(void)state;
+	struct nl_counters b, a, d;
+	memset(&b, 0, sizeof(b));
+	memset(&a, 0, sizeof(a));
+	b.have_tlb = a.have_tlb = true;
+	b.tlb_irqs = 100;   /* a CPU went offline: its column vanished */
+	a.tlb_irqs = 60;
+	b.have_vm[NUMA_HINT_FAULTS] = a.have_vm[NUMA_HINT_FAULTS] = true;
+	b.vm[NUMA_HINT_FAULTS] = 5;
+	a.vm[NUMA_HINT_FAULTS] = 9;
+	a.have_vm[NUMA_PTE_UPDATES] = true; /* only after: not in the delta */
+	assert_int_equal(nl_counters_delta(&b, &a, &d), -1);
+	assert_int_equal(d.tlb_irqs, 0);
+	assert_int_equal(d.vm[NUMA_HINT_FAULTS], 4);
+	assert_false(d.have_vm[NUMA_PTE_UPDATES]);
+}
+
+/* ---- sysfs and numa_maps ------------------------------------------------------ */
+
+static void test_meminfo_cpulist_numa_maps(void **state)
+{
+	(void)state;
+	uint64_t kb = 0;
+	const char *mi = "Node 1 MemTotal:        1032148 kB\nNode 1 MemFree:          998876 kB\n";
+	assert_int_equal(nl_parse_node_meminfo(mi, "MemFree", &kb), 0);
+	assert_int_equal(kb, 998876);
+	assert_int_equal(nl_parse_node_meminfo(mi, "MemUsed", &kb), -1);
+
+	int cpus[8];
+	assert_int_equal(nl_parse_cpulist("0-2,5,7-8\n", cpus, 8), 6);
+	assert_int_equal(cpus[3], 5);
+	assert_int_equal(cpus[5], 8);
+	assert_int_equal(nl_parse_cpulist("\n", cpus, 8), 0);
+	assert_int_equal(nl_parse_cpulist("3-1\n", cpus, 8), -1);
+	assert_int_equal(nl_parse_cpulist("0-9\n", cpus, 8), -1);
+	assert_int_equal(nl_parse_cpulist("1,x\n", cpus, 8), -1);
+
+	const char *maps =
+		"55b521a97000 default heap anon=21 dirty=21 N0=21 kernelpagesize_kB=4\n"
+		"7f0742600000 default anon=32768 dirty=32768 N0=30000 N1=2768 kernelpagesize_kB=4\n"
+		"7f074ae00000 default\n"
+		"7f074b400000 default anon=100 dirty=100 N1=100 kernelpagesize_kB=4\n"
+		"7fffb088b000 default stack anon=5 dirty=5 N0=5 kernelpagesize_kB=4\n";
+	uint64_t pages[2] = { 0, 0 };
+	assert_int_equal(nl_parse_numa_maps(maps, 0x7f0742600000ull, 0x7f0753600000ull, pages, 2), 3);
+	assert_int_equal(pages[0], 30000);
+	assert_int_equal(pages[1], 2868);
+	assert_int_equal(nl_parse_numa_maps("zz default\n", 0, ~0ull, pages, 2), -1);
+}
+
+/* ---- tracefs histograms ------------------------------------------------------------ */
+
+static struct nl_trace trace_of(const char *kernel)
+{
+	struct nl_trace t;
+	char name[128];
+	memset(&t, 0, sizeof(t));
+	static const char *const events[] = { "tlb/tlb_flush", "migrate/mm_migrate_pages",
+					      "sched/sched_skip_vma_numa" };
+	static const char *const files[] = { "tlb_tlb_flush", "migrate_mm_migrate_pages",
+					     "sched_sched_skip_vma_numa" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), FIX "linux-%s-%s.hist", kernel, files[i]);
+		char *text = nl_read_text(name);
+		if (!text)
+			continue; /* 6.1 has no sched_skip_vma_numa */
+		assert_int_equal(nl_trace_parse(events[i], text, &t), 0);
+		free(text);
+	}
+	return t;
+}
+
+static void test_hist_6_1_no_batched_flush(void **state)
+{
+	(void)state;
+	struct nl_trace t = trace_of("6.1");
+	assert_true(t.tlb_ok && t.migrate_ok);
+	assert_false(t.skip_ok);
+	assert_int_equal(t.tlb_reason[0], 183);
+	assert_int_equal(t.tlb_reason[1], 260);
+	assert_int_equal(t.tlb_reason[2], 0);
+	assert_int_equal(t.tlb_reason[3], 102);
+	assert_int_equal(t.tlb_reason[4], 104);
+	assert_int_equal(t.tlb_full[1], 54);
+	/* 6.1: migration flushes PTE by PTE (ptep_clear_flush), never batched */
+	assert_int_equal(t.local_path[NL_PATH_PTEP_CLEAR], 65);
+	assert_int_equal(t.local_path[NL_PATH_MMU_GATHER], 37);
+	assert_int_equal(t.local_path[NL_PATH_BATCHED_PENDING], 0);
+	assert_int_equal(t.local_path[NL_PATH_UNMAP_BATCH], 0);
+	assert_int_equal(t.ipi_path[NL_PATH_MMU_GATHER], 39);
+	assert_int_equal(t.migrate_calls, 65430);
+	assert_int_equal(t.migrate_succeeded, 65430);
+	assert_int_equal(t.migrate_other_calls, 0);
+}
+
+static void test_hist_6_12_the_loop(void **state)
+{
+	(void)state;
+	struct nl_trace t = trace_of("6.12");
+	assert_true(t.tlb_ok && t.migrate_ok && t.skip_ok);
+	assert_int_equal(t.tlb_reason[2], 742);
+	assert_int_equal(t.tlb_reason[3], 274);
+	assert_int_equal(t.tlb_reason[4], 1049);
+	assert_int_equal(t.tlb_full[4], 1035);
+	/* the seed's loop: the scanner's change_protection flushes the whole
+	 * mm in flush_tlb_batched_pending after batched migration unmaps */
+	assert_int_equal(t.local_path[NL_PATH_BATCHED_PENDING], 255);
+	assert_int_equal(t.local_path[NL_PATH_UNMAP_BATCH], 742);
+	assert_int_equal(t.local_path[NL_PATH_PTEP_CLEAR], 2);
+	assert_int_equal(t.local_path[NL_PATH_MMU_GATHER], 17);
+	assert_int_equal(t.ipi_path[NL_PATH_BATCHED_PENDING], 287);
+	assert_int_equal(t.migrate_calls, 66318);
+	assert_int_equal(t.skip_reason[2], 26); /* inaccessible */
+	assert_int_equal(t.skip_reason[4], 22); /* pid_inactive */
+	assert_int_equal(t.skip_reason[6], 3);  /* seq_completed */
+}
+
+static void test_hist_rejects_foreign_text(void **state)
+{
+	(void)state;
+	struct nl_trace t;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(nl_trace_parse("tlb/tlb_flush", "# event histogram\n#\n", &t), -1);
+	assert_int_equal(nl_trace_parse("tlb/tlb_flush",
+					"# trigger info: hist:keys=reason,pages:vals=hitcount [active]\n"
+					"{ reason: 1, pages: 2 } nothing\n", &t), -1);
+	assert_false(t.tlb_ok);
+}
+
+static void test_flush_path_innermost_first(void **state)
+{
+	(void)state;
+	/* flush_tlb_batched_pending inside change_protection's gather: its own */
+	assert_int_equal(nl_flush_path_of(" flush_tlb_mm_range+0x1/0x2\n flush_tlb_batched_pending+0x40/0x60\n"
+					  " change_protection+0x1/0x2\n tlb_finish_mmu+0x3/0x4\n"),
+			 NL_PATH_BATCHED_PENDING);
+	assert_int_equal(nl_flush_path_of(" arch_tlbbatch_flush+0x1/0x2\n try_to_unmap_flush+0x1/0x2\n"),
+			 NL_PATH_UNMAP_BATCH);
+	assert_int_equal(nl_flush_path_of(" flush_tlb_mm_range+0x1/0x2\n try_to_unmap_flush_dirty+0x1/0x2\n"),
+			 NL_PATH_UNMAP_BATCH);
+	assert_int_equal(nl_flush_path_of(" flush_tlb_mm_range+0x1/0x2\n ptep_clear_flush.isra.0+0x5a/0x70\n"),
+			 NL_PATH_PTEP_CLEAR);
+	assert_int_equal(nl_flush_path_of(" flush_tlb_mm_range+0x1/0x2\n tlb_finish_mmu+0x1/0x2\n"),
+			 NL_PATH_MMU_GATHER);
+	/* a longer name that contains a path's name is not that path */
+	assert_int_equal(nl_flush_path_of(" my_ptep_clear_flush_helper+0x1/0x2\n"), NL_PATH_OTHER);
+}
+
+/* ---- the key rules --------------------------------------------------------------------- */
+
+/* The realcheck guest: 2 sockets of one node, 2 CPUs each, 1 GiB each. */
+static void fake_guest(struct nl_real *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->release, sizeof(r->release), "6.12.0-test");
+	snprintf(r->machine, sizeof(r->machine), "x86_64");
+	r->nr_nodes = 2;
+	r->sockets = 2;
+	r->threads_per_core = 1;
+	r->nr_cpus = 4;
+	for (int k = 0; k < 2; k++) {
+		r->node_id[k] = k;
+		r->node_ncpus[k] = 2;
+		r->node_cpus[k][0] = 2 * k;
+		r->node_cpus[k][1] = 2 * k + 1;
+		r->node_mem_kb[k] = 1030452;
+		r->node_socket[k] = k;
+		r->distance[k][k] = 10;
+		r->distance[k][1 - k] = 20;
+	}
+	r->engine = FLUSH_X86_IPI;
+	r->config_hz = 250;
+}
+
+static char ini_path[256];
+
+static int resolve_text(const char *text, struct scenario *sc, char *err, size_t errlen)
+{
+	struct nl_real r;
+	fake_guest(&r);
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(ini_path, sizeof(ini_path), "%s/numaload-test-%d.ini", tmp, (int)getpid());
+	FILE *f = fopen(ini_path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	int rc = scenario_load_file(ini_path, sc, err, errlen);
+	if (!rc)
+		rc = nl_shape_resolve(sc, &r, err, errlen);
+	unlink(ini_path);
+	return rc;
+}
+
+static void assert_error(const char *text, int line, const char *key, const char *what)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	char err[1024], want[512];
+	assert_int_equal(resolve_text(text, sc, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:%d: %s: ", ini_path, line, key);
+	if (strncmp(err, want, strlen(want)) || !strstr(err, what))
+		fail_msg("error '%s' does not start with '%s' or lacks '%s'", err, want, what);
+	free(sc);
+}
+
+static void test_keys_numaload_cannot_honour(void **state)
+{
+	(void)state;
+	assert_error("[workload]\nthreads = 2\n[costs]\ndram_local_ns = 90\n", 4, "costs.dram_local_ns",
+		     "cannot honour");
+	assert_error("[kernel]\nname = v6.12\n", 2, "kernel.name", "--kernel");
+	assert_error("[machine]\nsockets = 2\ntlb_entries = 1024\n", 3, "machine.tlb_entries",
+		     "cannot honour");
+	assert_error("[machine]\ncpu_ghz = 3\n", 2, "machine.cpu_ghz", "cannot honour");
+}
+
+static void test_keys_must_match_the_machine(void **state)
+{
+	(void)state;
+	assert_error("[machine]\nsockets = 4\n", 2, "machine.sockets", "4, but this machine has 2 sockets");
+	assert_error("[machine]\ncores_per_node = 8\n", 2, "machine.cores_per_node", "has 2 cores per node");
+	assert_error("[machine]\nmem_per_node_gib = 4\n", 2, "machine.mem_per_node_gib", "smallest node");
+	assert_error("[machine]\ndistance_remote = 21\n", 2, "machine.distance_remote", "has 20");
+	assert_error("[machine]\nflush_engine = x86-invlpgb\n", 2, "machine.flush_engine",
+		     "flushes with x86-ipi");
+	assert_error("[machine]\nhz = 1000\n", 2, "machine.hz", "has 250 as CONFIG_HZ");
+	/* numasim's own validation still runs */
+	assert_error("[workload]\nmemory_gib = 100\n", 2, "workload.memory_gib", "needs 100");
+	/* a workload key numaload cannot honour */
+	assert_error("[workload]\nrun_ms = 5\nsleep_ms = 1\n", 2, "workload.run_ms", "do not sleep");
+}
+
+static void test_keys_filled_from_the_machine(void **state)
+{
+	(void)state;
+	struct scenario *sc = malloc(sizeof(*sc));
+	char err[1024] = "";
+	const char *text = "[machine]\nsockets = 2\nmem_per_node_gib = 1\n[tunables]\nkernel.numa_balancing = 1\n"
+			   "[workload]\nthreads = 4\nmemory_gib = 0.25\nprivate_first_touch = remote\n"
+			   "[run]\nduration_s = 3\nseed = 7\n";
+	if (resolve_text(text, sc, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(sc->m.nr_nodes, 2);
+	assert_int_equal(sc->m.cores_per_node, 2);
+	assert_int_equal(sc->m.nr_cpus, 4);
+	assert_int_equal(sc->m.mem_per_node_mib, 1024);
+	assert_int_equal(sc->m.distance[0][1], 20);
+	assert_int_equal(sc->m.hz, 250);
+	assert_int_equal(sc->m.engine, FLUSH_X86_IPI);
+	assert_int_equal(sc->w.private_first_touch.mode, FT_REMOTE);
+	assert_int_equal(sc->seed, 7);
+	free(sc);
+}
+
+/* ---- the layout is numasim's ------------------------------------------------------------- */
+
+/* Build numasim's world for @text and check every table's owner,
+ * first-touch node and hot pages against numaload's arithmetic. */
+static void check_layout(const char *text)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct sim *s = calloc(1, sizeof(*s));
+	char err[1024] = "";
+	if (resolve_text(text, sc, err, sizeof(err)) || scenario_to_sim(sc, s, err, sizeof(err)) ||
+	    sim_init(s, err, sizeof(err)))
+		fail_msg("%s", err);
+	struct nl_layout l;
+	nl_layout(&sc->w, &l);
+	const struct workload_params *w = &sc->w;
+	int checked = 0;
+	for (int p = 0; p < s->nr_mms; p++) {
+		for (int v = 0; v < s->mms[p].nr_vmas; v++) {
+			struct vm_area_struct *vma = &s->mms[p].vmas[v];
+			enum nl_region region = (enum nl_region)vma->region;
+			for (uint32_t k = 0; k < vma->nr_tables; k++) {
+				struct pte_table *t = &vma->tables[k];
+				uint64_t chunk = vma->store_pgoff / NL_PMD_PAGES + k;
+				int owner = nl_table_owner(&l, region, chunk);
+				assert_int_equal(owner < 0 ? -1 : p * w->threads + owner, t->owner);
+				bool first = !w->map_shared || region != NL_SHARED || p == 0;
+				if (!first)
+					continue;
+				int user = owner >= 0 ? p * w->threads + owner
+						      : p * w->threads + (int)(chunk % (uint64_t)w->threads);
+				int node = nl_first_touch_node(&s->m, owner >= 0 ? w->private_first_touch.mode
+										 : w->shared_first_touch.mode,
+							       nl_task_cpu(&s->m, user), chunk);
+				if (t->lazy) {
+					assert_int_equal(t->home_nid, node);
+				} else {
+					for (uint64_t i = 0; i < NL_PMD_PAGES; i++) {
+						uint64_t idx = vma->store_pgoff + k * NL_PMD_PAGES + i;
+						assert_int_equal(vma->store->pg[idx].nid, node);
+						bool hot = nl_page_hot(s->seed, idx, vma->store->mappers[0]->vm_mm->id,
+								       owner >= 0, w->hot_fraction);
+						assert_int_equal(hot, !!(vma->ptes[k * NL_PMD_PAGES + i] & PTE_SIM_HOT));
+					}
+				}
+				checked++;
+			}
+		}
+	}
+	assert_true(checked > 8);
+	sim_free(s);
+	free(s);
+	free(sc);
+}
+
+static void test_layout_spread_remote(void **state)
+{
+	(void)state;
+	check_layout("[workload]\nthreads = 4\nmain_thread_works = false\nmemory_gib = 0.05\n"
+		     "private_fraction = 0.9\nprivate_access_share = 0.95\nhot_fraction = 0\n"
+		     "hot_access_share = 0\nspread_shared = true\nprivate_first_touch = remote\n");
+}
+
+static void test_layout_hot_set_interleave(void **state)
+{
+	(void)state;
+	check_layout("[workload]\nthreads = 2\nmemory_gib = 0.03\nprivate_fraction = 0.5\n"
+		     "hot_fraction = 0.1\nhot_access_share = 0.8\nshared_first_touch = interleave\n");
+}
+
+static void test_layout_two_processes_map_shared(void **state)
+{
+	(void)state;
+	check_layout("[workload]\nprocesses = 2\nthreads = 2\nmemory_gib = 0.03\n"
+		     "private_fraction = 0.5\nmap_shared = true\nshared_first_touch = node0\n");
+}
+
+/* ---- the table -------------------------------------------------------------------------------- */
+
+static json_t *doc(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+	if (!j)
+		fail_msg("bad JSON in the test: %s", e.text);
+	return j;
+}
+
+static void test_table_verdicts(void **state)
+{
+	(void)state;
+	json_t *real = doc("{\"kernel\":\"linux-6.12\",\"scenario\":\"loop\",\"simulated_seconds\":30,"
+			   "\"vmstat\":{\"numa_pte_updates\":1000,\"numa_hint_faults\":900,"
+			   "\"numa_hint_faults_local\":450,\"numa_pages_migrated\":100,\"pgmigrate_fail\":0},"
+			   "\"interrupts\":{\"tlb_shootdowns\":10},\"throughput_ops_per_s\":1e6,"
+			   "\"real\":{\"trace\":{\"tlb_flush\":{\"by_reason\":{\"remote_ipi_send\":5},"
+			   "\"local_flushes_by_path\":{\"flush_tlb_batched_pending\":3,"
+			   "\"try_to_unmap_flush\":0,\"ptep_clear_flush\":1,\"tlb_finish_mmu\":2}}}}}");
+	json_t *sim = doc("{\"kernel\":\"v6.12\",\"simulated_seconds\":30,"
+			  "\"vmstat\":{\"numa_pte_updates\":1400,\"numa_hint_faults\":2000,"
+			  "\"numa_hint_faults_local\":1000,\"numa_pages_migrated\":100,\"pgmigrate_fail\":0},"
+			  "\"interrupts\":{\"tlb_shootdowns\":10},\"throughput_ops_per_s\":2e7,"
+			  "\"stats\":{\"scanner_flushes_cpr\":3,\"batch_flushes\":4,\"flush_rounds\":5}}");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int off = nl_table_print(f, "6.12", real, sim);
+	fclose(f);
+	/* hint faults 2000/900 and per PTE update 1.43/0.9; batched unmap 4 vs 0 */
+	assert_int_equal(off, 4);
+	assert_non_null(strstr(buf, "numa_pte_updates"));
+	assert_non_null(strstr(buf, "1.40  yes"));
+	assert_non_null(strstr(buf, "2.22  NO"));
+	assert_non_null(strstr(buf, "yes (both 0)"));
+	assert_non_null(strstr(buf, "not compared"));
+	free(buf);
+	json_decref(real);
+	json_decref(sim);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vmstat_6_1),
+		cmocka_unit_test(test_vmstat_6_12),
+		cmocka_unit_test(test_vmstat_debug_tlbflush_and_bad_lines),
+		cmocka_unit_test(test_interrupts_absent_and_malformed),
+		cmocka_unit_test(test_delta_backwards),
+		cmocka_unit_test(test_meminfo_cpulist_numa_maps),
+		cmocka_unit_test(test_hist_6_1_no_batched_flush),
+		cmocka_unit_test(test_hist_6_12_the_loop),
+		cmocka_unit_test(test_hist_rejects_foreign_text),
+		cmocka_unit_test(test_flush_path_innermost_first),
+		cmocka_unit_test(test_keys_numaload_cannot_honour),
+		cmocka_unit_test(test_keys_must_match_the_machine),
+		cmocka_unit_test(test_keys_filled_from_the_machine),
+		cmocka_unit_test(test_layout_spread_remote),
+		cmocka_unit_test(test_layout_hot_set_interleave),
+		cmocka_unit_test(test_layout_two_processes_map_shared),
+		cmocka_unit_test(test_table_verdicts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
