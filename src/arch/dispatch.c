@@ -6,9 +6,14 @@
 
 bool pte_accessible(struct mm_struct *mm, pte_t pte)
 {
-	if (mm->sim->m.engine == FLUSH_ARM64)
+	const struct sim *s = mm->sim;
+	if (s->m.engine == FLUSH_ARM64)
 		return arm64_pte_accessible(mm, pte);
-	return x86_pte_accessible(mm, pte); /* riscv has the same rule */
+	/* riscv has the x86 rule since 50b5bae5be1b (v6.11); before it used
+	 * the generic fallback, which says every PTE may be cached */
+	if (s->m.engine == FLUSH_RISCV && !s->k.riscv_pte_accessible)
+		return true;
+	return x86_pte_accessible(mm, pte);
 }
 
 bool arch_tlbbatch_should_defer(struct mm_struct *mm)
@@ -20,7 +25,8 @@ bool arch_tlbbatch_should_defer(struct mm_struct *mm)
 		 * erratum (two TLBIs with a DSB between defeat the purpose) */
 		return s->k.arm64_batched_unmap && !s->m.arm64_repeat_tlbi;
 	case FLUSH_RISCV:
-		return true;
+		/* riscv batches unmap flushes since 54d7431af73e (v6.8) */
+		return s->k.riscv_batched_unmap;
 	default:
 		return x86_tlbbatch_should_defer(mm);
 	}

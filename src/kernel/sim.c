@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/compaction.h"
 #include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
 
@@ -186,7 +187,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
 	s->cpus = calloc((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
-	if (!s->cpus || !s->node_free_pages)
+	s->pgdat = calloc((size_t)s->m.nr_nodes, sizeof(struct pglist_data));
+	if (!s->cpus || !s->node_free_pages || !s->pgdat)
 		goto oom;
 	for (int c = 0; c < s->m.nr_cpus; c++)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
@@ -196,9 +198,10 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (s->w.p.eat_gib > 0 && s->w.p.eat_node >= 0 && s->w.p.eat_node < s->m.nr_nodes) {
 		uint64_t eat = (uint64_t)(s->w.p.eat_gib * (double)(1ull << (30 - PAGE_SHIFT)));
 		uint64_t *free = &s->node_free_pages[s->w.p.eat_node];
-		s->eaten_pages = eat < *free ? eat : *free;
-		*free -= s->eaten_pages;
+		s->pgdat[s->w.p.eat_node].held_pages = eat < *free ? eat : *free;
+		*free = eat < *free ? *free - eat : 0;
 	}
+	pgdat_init(s); /* the free blocks of what is left */
 	s->node_run_ns = calloc((size_t)s->m.nr_nodes, sizeof(double));
 	if (!s->node_run_ns || setup_tasks(s) || sched_init(s))
 		goto oom;
@@ -214,8 +217,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	s->sched->timer_sleep = s->timer_end + 1;
 	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
 	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
-	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal;
-	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns))
+	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + compaction_nr_timers(s);
+	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s))
 		goto oom;
 	if (workload_build(s, err, errlen))
 		goto fail;
@@ -258,6 +261,8 @@ void sim_free(struct sim *s)
 	free(s->tasks);
 	free(s->cpus);
 	free(s->node_free_pages);
+	free(s->pgdat);
+	compaction_free_state(s);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);
@@ -269,6 +274,7 @@ void sim_free(struct sim *s)
 	s->tasks = NULL;
 	s->cpus = NULL;
 	s->node_free_pages = NULL;
+	s->pgdat = NULL;
 	s->table_vma = NULL;
 	s->node_run_ns = NULL;
 	s->caller_mm = NULL;
@@ -311,6 +317,7 @@ void sim_start(struct sim *s)
 	timerq_set(&s->e.q, s->timer_end, s->duration_ns);
 	if (mm_debug_enabled(s, &s->debug))
 		mm_debug_start(s);
+	compaction_start(s);
 }
 
 int sim_run(struct sim *s)
@@ -336,6 +343,8 @@ int sim_run(struct sim *s)
 				mm_debug_tick(s, now);
 			if (s->progress)
 				progress(s, now, started, &last);
+		} else if (id >= s->nr_timers - compaction_nr_timers(s)) {
+			compaction_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
@@ -373,5 +382,13 @@ int sim_run(struct sim *s)
 	}
 	if (s->progress && wall_seconds() - started > 1.0)
 		fprintf(s->progress_out, "\r%60s\r", "");
+	const char *check = getenv("NUMASIM_CHECK");
+	if (check && *check && *check != '0') {
+		char err[256];
+		if (!mm_check_invariants(s, err, sizeof(err))) {
+			fprintf(stderr, "numasim: NUMASIM_CHECK: invariant broken at the end of the run: %s\n", err);
+			exit(3);
+		}
+	}
 	return 0;
 }

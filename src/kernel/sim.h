@@ -12,8 +12,10 @@
 #include <stdio.h>
 
 #include "kernel/variants.h"
+#include "linux/huge_mm.h"
 #include "linux/mm_types.h"
 #include "linux/mmdebug.h"
+#include "linux/mmzone.h"
 #include "linux/sched.h"
 #include "linux/vm_event.h"
 #include "machine/machine.h"
@@ -29,6 +31,7 @@ struct tunables {
 	unsigned scan_period_min_ms;
 	unsigned scan_period_max_ms;
 	unsigned scan_size_mb;
+	struct thp_tunables thp;     /* /sys/kernel/mm/transparent_hugepage/ */
 };
 
 #define TLB_NR_DYN_ASIDS 6
@@ -102,7 +105,8 @@ struct sim {
 	int nr_stores;
 	uint32_t nr_tables;               /* PTE tables over all VMAs */
 	uint64_t *node_free_pages;        /* per node */
-	uint64_t eaten_pages;             /* held by the memory eater on workload.eat_node */
+
+	struct pglist_data *pgdat;        /* per node: free blocks, kcompactd, split queue */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */
 
 	struct sched_state *sched;        /* runqueues, domains (kernel/sched/sched.h) */
@@ -111,6 +115,9 @@ struct sim {
 	struct task_struct *current;      /* the task of the step being run */
 
 	struct sim_stats st;
+	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
+	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
+	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
 	bool progress;
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */

@@ -1,4 +1,9 @@
-/* The table of kernel bases and patches (see variants.h). */
+/* The table of kernel bases and patches (see variants.h).
+ *
+ * Each base function calls the previous base and sets what its release
+ * added, so a base in between (v6.1, v6.12, ...) is a function of a few
+ * lines and a row in bases[].  docs/model.md section 5 cites the commits
+ * and says which points of the model test each switch. */
 #include "kernel/variants.h"
 
 #include <stddef.h>
@@ -19,23 +24,34 @@ struct patch_def {
 
 static void base_v5_12(struct kernel_config *k)
 {
-	(void)k; /* hint fault remaps before migrating; unbatched migration flush */
+	/* hint fault remaps before migrating; unbatched migration flush;
+	 * THP hint faults take the old do_huge_pmd_numa_page path, which
+	 * refuses a THP mapped by several processes; change_huge_pmd flushes
+	 * each PMD at once; change_pte_range's COW test is per page
+	 * (page_mapcount != 1) */
+	k->thp_migrate_refuse_shared = true;
+	k->huge_pmd_immediate_flush = true;
 }
 
 static void base_v5_15(struct kernel_config *k)
 {
-	k->numa_delay_mapping = true;
-	k->flush_pending_dsb_only = true;
+	base_v5_12(k);
+	k->numa_delay_mapping = true;      /* b99a342d4f11, v5.13 */
+	k->flush_pending_dsb_only = true;  /* arm64 until 4b634918384c */
+	k->thp_numa_generic = true;        /* c5b5a3dd2c1f, v5.14 */
+	k->prot_numa_refcount = true;      /* 80d47f5de5e3, v5.14 */
 }
 
 /* Debian bookworm's linux-image-6.1: v5.15 plus the v6.0 scheduler
- * changes (SIS_UTIL; imb_numa_nr, 026b98a93bbd and cb29a5c19d2d); no
- * batched migration flush yet (7e12beb8ca2a is v6.3). */
+ * changes (SIS_UTIL; imb_numa_nr, 026b98a93bbd and cb29a5c19d2d) and
+ * mprotect's mmu_gather (v5.19); no batched migration flush yet
+ * (7e12beb8ca2a is v6.3). */
 static void base_v6_1(struct kernel_config *k)
 {
 	base_v5_15(k);
 	k->sis_util = true;
 	k->imb_numa_nr = true;
+	k->huge_pmd_immediate_flush = false; /* 4a18419f71cd, v5.19 */
 }
 
 static void base_v6_3(struct kernel_config *k)
@@ -49,26 +65,48 @@ static void base_v6_4(struct kernel_config *k)
 	base_v6_3(k);
 	k->ubc_accessible_gate = true;
 	k->vma_scan_filter = true;
+	k->split_folios_own_batch = true;  /* a21d2133215b */
 }
 
-/* Debian's linux-image-6.12: v6.4 plus arm64 batching (43b3dfdd0455,
- * v6.5), EEVDF (v6.6) and mTHP NUMA balancing (d2136d749d76, v6.10);
- * arm64's flush_tlb_batched_pending is still a DSB (4b634918384c is v6.16). */
-static void base_v6_12(struct kernel_config *k)
+/* The first release with multi-size THP, before its NUMA balancing. */
+static void base_v6_8(struct kernel_config *k)
 {
 	base_v6_4(k);
-	k->arm64_batched_unmap = true;
-	k->eevdf = true;
-	k->weighted_interleave = true;
-	k->mthp_numa = true;
+	k->arm64_batched_unmap = true;     /* 43b3dfdd0455, v6.5 */
+	k->eevdf = true;                   /* v6.6 */
+	k->riscv_batched_unmap = true;     /* 54d7431af73e, v6.8 */
+	k->mthp_alloc = true;              /* 19eaf44954df, 3485b88390b0: v6.8 */
+	k->split_unmap_batch = true;       /* v6.8: batched flush when splitting a PTE-mapped THP */
+	k->thp_migrate_refuse_shared = false; /* 728be28fae8c, v6.8 */
+}
+
+/* Debian's linux-image-6.12: v6.8 plus weighted interleave (v6.9), mTHP
+ * NUMA balancing and the deferred split in migration (v6.10), riscv's
+ * pte_accessible (v6.11) and the partially-mapped flag (v6.12); arm64's
+ * flush_tlb_batched_pending is still a DSB (4b634918384c is v6.16; its
+ * stable backport to 6.12.y is the arm64-pending-flush patch). */
+static void base_v6_12(struct kernel_config *k)
+{
+	base_v6_8(k);
+	k->weighted_interleave = true;     /* fa3bea4e1f82, v6.9 */
+	k->compact_large_folios = true;    /* v6.9 */
+	k->mthp_numa = true;               /* d2136d749d76, 6b0ed7b3c775: v6.10 */
+	k->prot_numa_refcount = false;     /* ... which replaced the page_count test */
+	k->mthp_stats = true;              /* ec33687c6749, v6.10 */
+	k->migrate_split_deferred = true;  /* 7262f208ca68, v6.10 */
+	k->riscv_pte_accessible = true;    /* 50b5bae5be1b, v6.11 */
+	k->partially_mapped_flag = true;   /* v6.12 */
 }
 
 static void base_v7_3(struct kernel_config *k)
 {
 	base_v6_12(k);
 	k->lazy_mm_cpumask = true;         /* 209954cbc7d0, 6db2526c1d69: v6.14 */
+	k->maybe_mapped_shared = true;     /* v6.15 */
 	k->base_slice_700us = true;        /* 2ae891b82695, v6.15 */
-	k->flush_pending_dsb_only = false; /* 4b634918384c (v6.16): flush_tlb_mm on every arch */
+	k->x86_invlpgb = true;             /* v6.15 */
+	k->flush_pending_dsb_only = false; /* 4b634918384c, v6.16: flush_tlb_mm on every arch */
+	k->pmd_prot_numa_checks = true;    /* v6.19 */
 }
 
 static const struct base_def bases[] = {
@@ -77,21 +115,49 @@ static const struct base_def bases[] = {
 	{ "v6.1", "as v5.15 with the v6.0 scheduler (SIS_UTIL, imb_numa_nr); no batched migration flush", base_v6_1 },
 	{ "v6.3", "7e12beb8ca2a: MIGRATE_ASYNC unmaps with TTU_BATCH_FLUSH, no pte_accessible gate", base_v6_3 },
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
-	{ "v6.12", "as v6.4; arm64 batches unmap flushes (v6.5); EEVDF (v6.6); mTHP NUMA balancing (v6.10)", base_v6_12 },
-	{ "v7.3", "as v6.12; lazy x86 mm_cpumask and its trim (v6.14); 2.8 ms slices (v6.15); arm64 flush_tlb_batched_pending flushes the mm (v6.16)", base_v7_3 },
+	{ "v6.8", "as v6.4, plus EEVDF, multi-size THP (not yet NUMA-balanced), arm64/riscv batched unmap", base_v6_8 },
+	{ "v6.12", "as v6.8; mTHP NUMA balancing and the deferred split in migration (v6.10), riscv pte_accessible (v6.11)", base_v6_12 },
+	{ "v7.3", "as v6.12; lazy x86 mm_cpumask (v6.14); INVLPGB, 2.8 ms slices (v6.15); arm64 flush_tlb_batched_pending flushes the mm (v6.16)", base_v7_3 },
 };
 
 static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }
 static void patch_single_folio_v2(struct kernel_config *k) { k->single_folio_v2 = true; }
 static void patch_flush_side(struct kernel_config *k) { k->flush_side = true; }
-static void patch_mthp_numa(struct kernel_config *k) { k->mthp_numa = true; }
+static void patch_mthp_numa(struct kernel_config *k)
+{
+	k->mthp_numa = true;
+	k->prot_numa_refcount = false;
+}
+static void patch_arm64_pending_flush(struct kernel_config *k) { k->flush_pending_dsb_only = false; }
 
 static const struct patch_def patches[] = {
 	{ "single-folio-v1", "migrate_pages_batch: no TTU_BATCH_FLUSH when reason == MR_NUMA_MISPLACED", patch_single_folio_v1 },
 	{ "single-folio-v2", "migrate_folio_unmap: no TTU_BATCH_FLUSH for a lone, small, unshared folio", patch_single_folio_v2 },
 	{ "flush-side", "try_to_unmap_flush advances the mm's flushed generation", patch_flush_side },
-	{ "mthp-numa", "PTE-mapped large folios are scanned and migrated by hint faults", patch_mthp_numa },
+	{ "mthp-numa", "PTE-mapped large folios are scanned and migrated by hint faults (in every base from v6.10)", patch_mthp_numa },
+	{ "arm64-pending-flush", "4b634918384c (v6.16, also in stable 6.6.y/6.12.y): arm64 flush_tlb_batched_pending flushes the mm", patch_arm64_pending_flush },
 };
+
+/* What `numasim kernels` shows of each base: the switches, by field. */
+struct switch_def {
+	const char *name;
+	size_t off;
+};
+
+#define SW(f) { #f, offsetof(struct kernel_config, f) }
+static const struct switch_def switches[] = {
+	SW(numa_delay_mapping), SW(migrate_batch_flush), SW(ubc_accessible_gate),
+	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
+	SW(riscv_batched_unmap), SW(riscv_pte_accessible), SW(x86_invlpgb),
+	SW(lazy_mm_cpumask), SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(base_slice_700us),
+	SW(weighted_interleave),
+	SW(thp_numa_generic), SW(thp_migrate_refuse_shared), SW(huge_pmd_immediate_flush),
+	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
+	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
+	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
+	SW(compact_large_folios),
+};
+#undef SW
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -163,8 +229,11 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
  * scanner's VMA filter (task_numa_work), the hint fault's delayed mapping
  * and mTHP gate (do_numa_page, mpol_misplaced), the v1 patch (reason
  * MR_NUMA_MISPLACED) and the arm64 pending flush (change_pte_range, which
- * only the scanner calls here).  A new switch is compared unless it is
- * listed here; tests/e2e/ab.sh checks the listed ones. */
+ * only the scanner calls here); the scanner's large-folio tests
+ * (prot_numa_can_map, change_huge_pmd) and the huge-PMD hint fault's
+ * (do_huge_pmd_numa_page, migrate_misplaced_folio_prepare).  A new switch
+ * is compared unless it is listed here; tests/e2e/ab.sh checks the listed
+ * ones. */
 static void clear_balancing_only(struct kernel_config *c)
 {
 	memset(c->name, 0, sizeof(c->name));
@@ -173,6 +242,12 @@ static void clear_balancing_only(struct kernel_config *c)
 	c->mthp_numa = false;
 	c->single_folio_v1 = false;
 	c->flush_pending_dsb_only = false;
+	c->prot_numa_refcount = false;
+	c->maybe_mapped_shared = false;
+	c->pmd_prot_numa_checks = false;
+	c->huge_pmd_immediate_flush = false;
+	c->thp_numa_generic = false;
+	c->thp_migrate_refuse_shared = false;
 }
 
 bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b)
@@ -195,38 +270,58 @@ void kernel_variants_print(void)
 {
 	printf("Bases:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
-		printf("  %-16s %s\n", bases[i].name, bases[i].what);
+		printf("  %-20s %s\n", bases[i].name, bases[i].what);
 	printf("Patches (append with '+', e.g. v7.3+single-folio-v2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
-		printf("  %-16s %s\n", patches[i].name, patches[i].what);
+		printf("  %-20s %s\n", patches[i].name, patches[i].what);
+	printf("\nWhat each base has (x: on; docs/model.md section 5 cites the commits):\n");
+	printf("  %-26s", "");
+	for (size_t b = 0; b < ARRAY_SIZE(bases); b++)
+		printf(" %-6s", bases[b].name);
+	printf("\n");
+	for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
+		printf("  %-26s", switches[i].name);
+		for (size_t b = 0; b < ARRAY_SIZE(bases); b++) {
+			struct kernel_config k;
+			memset(&k, 0, sizeof(k));
+			bases[b].apply(&k);
+			printf(" %-6s", *(const bool *)((const char *)&k + switches[i].off) ? "x" : "-");
+		}
+		printf("\n");
+	}
 }
 
-/* The switches by name, for results to record what a kernel name meant. */
-static const struct {
-	const char *name;
-	size_t off;
-} switches[] = {
+/* Every switch by name, for results to record what a kernel name meant:
+ * the bases' (above) and the patches'. */
+static const struct switch_def all_switches[] = {
 #define SW(f) { #f, offsetof(struct kernel_config, f) }
 	SW(numa_delay_mapping), SW(migrate_batch_flush), SW(ubc_accessible_gate),
 	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
-	SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(weighted_interleave), SW(base_slice_700us),
-	SW(lazy_mm_cpumask), SW(single_folio_v1), SW(single_folio_v2), SW(flush_side), SW(mthp_numa),
+	SW(riscv_batched_unmap), SW(riscv_pte_accessible), SW(x86_invlpgb),
+	SW(lazy_mm_cpumask), SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(base_slice_700us),
+	SW(weighted_interleave),
+	SW(thp_numa_generic), SW(thp_migrate_refuse_shared), SW(huge_pmd_immediate_flush),
+	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
+	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
+	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
+	SW(compact_large_folios),
+	SW(single_folio_v1), SW(single_folio_v2), SW(flush_side),
 #undef SW
 };
-_Static_assert(sizeof(struct kernel_config) == 96 + ARRAY_SIZE(switches) * sizeof(bool),
-	       "struct kernel_config changed: add the switch to switches[] in variants.c");
+_Static_assert(sizeof(struct kernel_config) == 96 + ARRAY_SIZE(all_switches) * sizeof(bool),
+	       "struct kernel_config changed: add the switch to all_switches[] in variants.c");
 
 int kernel_nr_switches(void)
 {
-	return (int)ARRAY_SIZE(switches);
+	return (int)ARRAY_SIZE(all_switches);
 }
 
 const char *kernel_switch_name(int i)
 {
-	return switches[i].name;
+	return all_switches[i].name;
 }
 
 bool kernel_switch_on(const struct kernel_config *k, int i)
 {
-	return *(const bool *)((const char *)k + switches[i].off);
+	return *(const bool *)((const char *)k + all_switches[i].off);
 }

@@ -64,6 +64,7 @@ struct machine {
 	int tlb_single_page_flush_ceiling;
 	int hz;                      /* scheduler tick */
 	bool arm64_repeat_tlbi;      /* ARM64_WORKAROUND_REPEAT_TLBI: no batched unmap flush */
+	bool arm64_tlbi_range;       /* FEAT_TLBIRANGE: range TLBIs in __flush_tlb_range */
 	double cpu_ghz;              /* core clock under load: ns -> cycles in reports */
 	struct cost_model cost;
 };

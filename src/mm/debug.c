@@ -21,6 +21,7 @@
  *    pages' nodes.
  * A lazily built table (pte_table.lazy) holds no page state yet: its pages
  * count as placed on its home node, and its PTEs and bitmaps must be zero. */
+#include "linux/huge_mm.h"
 #include "linux/mmdebug.h"
 
 #include <inttypes.h>
@@ -271,8 +272,12 @@ static int check_store(struct checker *c, const struct folio_store *fs)
 						    t->home_nid, s->m.nr_nodes);
 				}
 				if (v->vm_mm == first) {
-					c->placed[t->home_nid] += i1 - i0;
-					c->classes[class_slot(s, v, t, false) + t->home_nid] += (i1 - i0) * t->weight;
+					/* a partial unmap still to apply keeps its pages
+					 * placed but out of the latency model */
+					uint64_t n = i1 - i0, mapped = t->lazy_partial
+						? (n >> t->lazy_order) * thp_partial_mapped(s, t->lazy_order) : n;
+					c->placed[t->home_nid] += n;
+					c->classes[class_slot(s, v, t, false) + t->home_nid] += mapped * t->weight;
 				}
 				continue;
 			}
@@ -286,8 +291,13 @@ static int check_store(struct checker *c, const struct folio_store *fs)
 						return fail(c, "page node: %s: node %u of %d", where,
 							    p->nid, s->m.nr_nodes);
 					}
-					c->placed[p->nid]++;
-					c->classes[class_slot(s, v, t, v->ptes[i] & PTE_SIM_HOT) + p->nid] += t->weight;
+					/* a freed piece of a split holds no memory; an
+					 * unmapped page is not touched (latency model) */
+					if (!(p->flags2 & FOLIO2_FREED))
+						c->placed[p->nid]++;
+					if (!pte_none(v->ptes[i]))
+						c->classes[class_slot(s, v, t, v->ptes[i] & PTE_SIM_HOT) + p->nid] +=
+							t->weight;
 				}
 				if (count) {
 					count[idx] += pte_present(v->ptes[i]);
@@ -397,7 +407,7 @@ static int check_nodes(struct checker *c)
 		if (free_pages > cap)
 			return fail(c, "node %d: %" PRIu64 " free pages, above its capacity of %" PRIu64,
 				    n, free_pages, cap);
-		uint64_t eaten = n == s->w.p.eat_node ? s->eaten_pages : 0;
+		uint64_t eaten = s->pgdat ? s->pgdat[n].held_pages : 0;
 		if (free_pages + c->placed[n] + c->reserved[n] + eaten != cap)
 			return fail(c, "node %d: pages not conserved: %" PRIu64 " free + %" PRIu64
 				    " placed + %" PRIu64 " reserved by migrations in flight + %" PRIu64

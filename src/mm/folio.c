@@ -18,3 +18,11 @@ bool folio_maybe_mapped_shared(struct folio f)
 			return true;
 	return false;
 }
+
+/* folio_likely_mapped_shared (v6.9; folio_estimated_sharers before): a small
+ * folio by its mapcount; a large one by its first page's only, so a folio
+ * whose first page is unmapped reads as not shared. */
+bool folio_likely_mapped_shared(struct folio f)
+{
+	return f.fs->pg[f.idx].mapcount > 1;
+}

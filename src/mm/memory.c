@@ -7,33 +7,15 @@
  * when the simulated migration is done).  The PTL is modelled as the time
  * until which a table is held (pte_table.ptl_free_at).
  * Left out: the write-protect fault that follows a delayed mapping, zone
- * device folios, the huge-PMD fault (do_huge_pmd_numa_page: see
- * docs/model.md), memory tiering. */
+ * device folios, memory tiering.  The huge-PMD fault is in
+ * mm/huge_memory.c. */
 #include "asm/tlbflush.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
 #include "workload/touch.h"
-
-static void ptl_lock(struct sim *s, struct pte_table *t)
-{
-	uint64_t now = sim_now(s);
-	if (t->ptl_free_at > now)
-		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - now));
-}
-
-static void ptl_unlock(struct sim *s, struct pte_table *t)
-{
-	t->ptl_free_at = sim_now(s);
-}
-
-/* can_change_pte_writable, for the model's mappings: a writable VMA's
- * exclusive anonymous page, or a shared writable mapping. */
-static bool pte_writable_after_fault(struct vm_area_struct *vma)
-{
-	return vma->vm_flags & VM_WRITE;
-}
+#include "mm/internal.h"
 
 /* numa_rebuild_single_mapping: restore the PTE from vm_page_prot, young,
  * writable if allowed.  A permission upgrade: no flush. */
@@ -69,8 +51,8 @@ void numa_rebuild_large_mapping(struct vm_fault *vmf, struct vm_area_struct *vma
 
 /* numa_migrate_check: flags, last_cpupid, the counters, the VMA's PID bit,
  * and the policy's verdict. */
-static int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf,
-			      int *flags, bool writable, int *last_cpupid)
+int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int *flags,
+		       bool writable, int *last_cpupid)
 {
 	struct vm_area_struct *vma = vmf->vma;
 
@@ -91,7 +73,9 @@ static int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault
 static void rebuild_mapping(struct vm_fault *vmf, struct folio folio, pte_t *ptep,
 			    bool writable, bool ignore_writable)
 {
-	if (folio_test_large(folio))
+	/* numa_rebuild_large_mapping came with the mTHP series (v6.10):
+	 * before it, only the faulting PTE was restored */
+	if (folio_test_large(folio) && vmf->vma->vm_mm->sim->k.mthp_numa)
 		numa_rebuild_large_mapping(vmf, vmf->vma, folio, ptep, ignore_writable, writable);
 	else
 		numa_rebuild_single_mapping(vmf, vmf->vma, vmf->address, ptep, writable);
@@ -162,6 +146,10 @@ void do_numa_page_migrated(struct sim *s, bool migrated)
 	struct numa_fault_ctx *f = &s->current->fault;
 	struct vm_area_struct *vma = f->vma;
 
+	if (f->pmd) {
+		do_huge_pmd_numa_page_migrated(s, migrated);
+		return;
+	}
 	if (migrated) {
 		f->flags |= TNF_MIGRATED;
 		task_numa_fault(s, f->last_cpupid, f->target_nid, f->nr_pages, f->flags);

@@ -10,6 +10,7 @@
  * Left out: memory tiering, KSM, zone-device, memcg counters, per-page
  * interleaving (the model interleaves per 2 MiB), MPOL_PREFERRED_MANY,
  * MPOL_LOCAL's distinction from the default. */
+#include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
@@ -98,10 +99,8 @@ int alloc_pages_policy(struct sim *s, const struct first_touch_policy *pol, int 
 		if (best < 0)
 			return -1;
 		tried[best] = true;
-		if (s->node_free_pages[best] >= nr) {
-			s->node_free_pages[best] -= nr;
+		if (alloc_pages_bulk_node(s, best, nr))
 			return best;
-		}
 	}
 	return -1;
 }
@@ -111,30 +110,62 @@ static bool is_cow_mapping(unsigned long flags)
 	return !(flags & VM_SHARED) && (flags & VM_WRITE);
 }
 
-/* folio_can_map_prot_numa: is hinting this folio useful and safe?
- * Before the mthp-numa series, shared-CoW detection was page_count() != 1,
- * which every PTE-mapped large folio fails (its refcount counts each
- * mapped page), so such folios were never hinted. */
+/* folio_can_map_prot_numa: is hinting this folio useful and safe?  The
+ * v6.19 helper; its COW test was folio_likely_mapped_shared (plus DMA pins)
+ * from v6.10 and folio_maybe_mapped_shared from v6.15. */
 bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
 			     bool is_private_single_threaded)
 {
 	struct sim *s = vma->vm_mm->sim;
-	bool pte_mapped_large = folio_test_large(folio) &&
-				!pte_table_of(vma, vma_address(vma, folio.idx) ?
-						   vma_address(vma, folio.idx) : vma->vm_start)->pmd_huge;
 
-	if (is_cow_mapping(vma->vm_flags)) {
-		if (!s->k.mthp_numa && pte_mapped_large)
-			return false;
-		if (folio_maybe_mapped_shared(folio))
-			return false;
-	}
+	if (is_cow_mapping(vma->vm_flags) &&
+	    (s->k.maybe_mapped_shared ? folio_maybe_mapped_shared(folio)
+				      : folio_likely_mapped_shared(folio)))
+		return false;
 	if (folio_maybe_dma_pinned(folio))
 		return false;
 	if (!folio_test_anon(folio) && folio_test_dirty(folio))
 		return false;
 	/* a single-threaded process's folio already on this node: a fault
 	 * could only say "local" */
+	if (is_private_single_threaded && folio_nid(folio) == numa_node_id(s))
+		return false;
+	return true;
+}
+
+/* page_count() of a folio's pages: one reference per PTE mapping (one per
+ * PMD mapping), one for an isolation, and DMA pins. */
+static int folio_ref_count(struct folio folio)
+{
+	const struct page_state *head = &folio.fs->pg[folio.idx];
+	int refs = folio_test_large(folio) ? folio_total_mapcount(folio) : head->mapcount;
+	if (head->flags & FOLIO_ISOLATED)
+		refs++;
+	if (head->flags & FOLIO_PINNED)
+		refs += 1024; /* GUP_PIN_COUNTING_BIAS */
+	return refs;
+}
+
+bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *vma,
+		       bool is_private_single_threaded)
+{
+	struct sim *s = vma->vm_mm->sim;
+
+	if (s->k.mthp_numa) /* d2136d749d76 and later */
+		return folio_can_map_prot_numa(folio, vma, is_private_single_threaded);
+	if (is_cow_mapping(vma->vm_flags)) {
+		if (s->k.prot_numa_refcount) {
+			/* 80d47f5de5e3 (v5.14): "Don't touch entries that are not
+			 * even readable" -- page_count() != 1, which a large folio
+			 * with two mapped PTEs always fails */
+			if (folio_ref_count(folio) != 1)
+				return false;
+		} else if (folio.fs->pg[idx].mapcount != 1) {
+			return false; /* v5.12: page_mapcount() of this page */
+		}
+	}
+	if (!folio_test_anon(folio) && folio_test_dirty(folio))
+		return false;
 	if (is_private_single_threaded && folio_nid(folio) == numa_node_id(s))
 		return false;
 	return true;

@@ -4,6 +4,7 @@
  * the non-NUMA mprotect() uses, mprotect_folio_pte_batch's arch batching
  * (the model changes a large folio's PTEs one by one, same result). */
 #include "asm/tlbflush.h"
+#include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
 #include "workload/touch.h"
@@ -22,6 +23,10 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	bool is_private_single_threaded = !(vma->vm_flags & VM_SHARED) && mm->mm_users == 1;
 	long pages = 0, looked = 0;
 	uint64_t t_start = sim_now(s), first = addr;
+	/* the verdict for the folio of the previous PTE: the test runs once
+	 * per folio batch (mprotect_folio_pte_batch, v6.17) */
+	struct folio_store *last_fs = NULL;
+	uint64_t last_idx = 0;
 	bool flushed = false;
 
 	if (t->lazy) /* simulator: the table's pages exist from here on */
@@ -44,8 +49,13 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		if (prot_numa) {
 			if (pte_protnone(old))
 				continue;
-			struct folio folio = page_folio(vma->store, vma_store_idx(vma, addr));
-			if (!folio_can_map_prot_numa(folio, vma, is_private_single_threaded)) {
+			uint64_t idx = vma_store_idx(vma, addr);
+			struct folio folio = page_folio(vma->store, idx);
+			bool same = folio_test_large(folio) && last_fs == folio.fs && last_idx == folio.idx &&
+				    s->k.mthp_numa;
+			last_fs = folio.fs;
+			last_idx = folio.idx;
+			if (!same && !prot_numa_can_map(folio, idx, vma, is_private_single_threaded)) {
 				/* skip the rest of this folio's PTEs in the table */
 				uint64_t fend = addr + ((folio.idx + folio_nr_pages(folio) -
 							 vma_store_idx(vma, addr)) << PAGE_SHIFT);
@@ -71,32 +81,6 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	return pages;
 }
 
-/* change_huge_pmd for prot_numa: a PMD-mapped THP becomes one PROT_NONE PMD. */
-static long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr)
-{
-	struct sim *s = vma->vm_mm->sim;
-	struct pte_table *t = pte_table_of(vma, addr);
-	uint64_t start = addr & ~(PMD_SIZE - 1);
-	struct folio folio = page_folio(vma->store, vma_store_idx(vma, start));
-	bool spst = !(vma->vm_flags & VM_SHARED) && vma->vm_mm->mm_users == 1;
-
-	if (t->lazy)
-		workload_materialize_table(vma, t);
-	charge(s, COST_SCAN, s->m.cost.pte_table_ns);
-	if (t->pmd_protnone || !folio_can_map_prot_numa(folio, vma, spst))
-		return 0;
-	t->pmd_protnone = true;
-	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
-		pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
-		if (pte_present(*ptep))
-			set_pte_at(vma, start + i * PAGE_SIZE, ptep,
-				   PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
-	}
-	tlb_flush_pmd_range(tlb, start, PMD_SIZE);
-	touch_changed(&s->w.touch, t->group);
-	return HPAGE_PMD_NR;
-}
-
 long change_pmd_step(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
 		     uint64_t end, unsigned long cp_flags, long *huge_updates)
 {
@@ -105,8 +89,12 @@ long change_pmd_step(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_
 	if (next > end)
 		next = end;
 	if (t->pmd_huge) {
-		/* a partially covered huge PMD would be split; the model's chunks
-		 * are PMD aligned, so it is always fully covered */
+		/* a huge PMD the range does not cover whole is split (the
+		 * scanner's chunks are PMD aligned, so it never splits one) */
+		if (next - addr != PMD_SIZE) {
+			split_huge_pmd(vma, addr & ~(PMD_SIZE - 1), false);
+			return change_pte_range(tlb, vma, addr, next, cp_flags);
+		}
 		long n = change_huge_pmd(tlb, vma, addr);
 		if (n)
 			(*huge_updates)++;

@@ -3,9 +3,12 @@
  *
  * The rmap walk visits every VMA that maps the folio's store (the model's
  * anon_vma / address_space), and within each VMA the PTEs of the folio.
+ * PMD mappings are handled by mm/huge_memory.c (set_pmd_migration_entry,
+ * remove_migration_pmd).
  * Left out: hugetlb, device-private and KSM folios, mlock, userfaultfd
- * markers, soft-dirty, the mmu notifiers and the set_migration_pte trace. */
+ * markers, soft-dirty, the mmu notifiers. */
 #include "asm/tlbflush.h"
+#include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
 #include "linux/mmdebug.h"
@@ -141,17 +144,7 @@ bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t
 	struct pte_table *t = pte_table_of(vma, addr);
 
 	if (t->pmd_huge && nr == HPAGE_PMD_NR) {
-		uint64_t start = addr & ~(PMD_SIZE - 1);
-		for (unsigned long i = 0; i < nr; i++) {
-			pte_t *ptep = &vma->ptes[pte_index(vma, start + i * PAGE_SIZE)];
-			pte_t v = *ptep;
-			set_pte_at(vma, start + i * PAGE_SIZE, ptep,
-				   PTE_MIGRATION | (v & (PTE_WRITE | PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
-			VM_BUG_ON(!vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount);
-			vma->store->pg[vma_store_idx(vma, start + i * PAGE_SIZE)].mapcount--;
-		}
-		t->pmd_protnone = false;
-		flush_pmd_tlb_range(vma, start, start + PMD_SIZE); /* pmdp_invalidate */
+		set_pmd_migration_entry(vma, addr & ~(PMD_SIZE - 1));
 		return true;
 	}
 	for (unsigned long i = 0; i < nr; i++) {
@@ -182,6 +175,11 @@ void remove_migration_ptes(struct sim *s, struct folio folio)
 	unsigned long nr = folio_nr_pages(folio);
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];
+		uint64_t head = vma_address(vma, folio.idx);
+		if (head && nr == HPAGE_PMD_NR && pte_table_of(vma, head)->pmd_huge) {
+			remove_migration_pmd(s, vma, head);
+			continue;
+		}
 		for (unsigned long i = 0; i < nr; i++) {
 			uint64_t a = vma_address(vma, folio.idx + i);
 			if (!a)

@@ -10,6 +10,24 @@ const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 	[NUMA_PAGE_MIGRATE] = "numa_pages_migrated",
 	[PGMIGRATE_SUCCESS] = "pgmigrate_success",
 	[PGMIGRATE_FAIL] = "pgmigrate_fail",
+	[THP_MIGRATION_SUCCESS] = "thp_migration_success",
+	[THP_MIGRATION_FAIL] = "thp_migration_fail",
+	[THP_MIGRATION_SPLIT] = "thp_migration_split",
+	[COMPACTMIGRATE_SCANNED] = "compact_migrate_scanned",
+	[COMPACTFREE_SCANNED] = "compact_free_scanned",
+	[COMPACTISOLATED] = "compact_isolated",
+	[COMPACTSTALL] = "compact_stall",
+	[COMPACTFAIL] = "compact_fail",
+	[COMPACTSUCCESS] = "compact_success",
+	[KCOMPACTD_WAKE] = "compact_daemon_wake",
+	[KCOMPACTD_MIGRATE_SCANNED] = "compact_daemon_migrate_scanned",
+	[KCOMPACTD_FREE_SCANNED] = "compact_daemon_free_scanned",
+	[THP_FAULT_ALLOC] = "thp_fault_alloc",
+	[THP_FAULT_FALLBACK] = "thp_fault_fallback",
+	[THP_SPLIT_PAGE] = "thp_split_page",
+	[THP_SPLIT_PAGE_FAILED] = "thp_split_page_failed",
+	[THP_DEFERRED_SPLIT_PAGE] = "thp_deferred_split_page",
+	[THP_SPLIT_PMD] = "thp_split_pmd",
 	[NR_TLB_REMOTE_FLUSH] = "nr_tlb_remote_flush",
 	[NR_TLB_REMOTE_FLUSH_RECEIVED] = "nr_tlb_remote_flush_received",
 	[NR_TLB_LOCAL_FLUSH_ALL] = "nr_tlb_local_flush_all",
@@ -19,6 +37,11 @@ const char *const vm_event_names[NR_VM_EVENT_ITEMS] = {
 void count_vm_events(struct sim *s, enum vm_event_item item, unsigned long delta)
 {
 	s->cpus[s->e.cpu].vm_events[item] += delta;
+}
+
+void count_vm_events_cpu(struct sim *s, int cpu, enum vm_event_item item, unsigned long delta)
+{
+	s->cpus[cpu].vm_events[item] += delta;
 }
 
 unsigned long long vm_event_sum(const struct sim *s, enum vm_event_item item)

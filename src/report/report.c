@@ -163,11 +163,37 @@ static void text_header(const struct sim *s, const struct scenario *sc, FILE *ou
 	}
 }
 
+/* The per-size mTHP statistics, when any size counted something. */
+static bool mthp_stats_any(const struct sim *s)
+{
+	for (int o = 0; o < NR_PAGE_ORDERS; o++)
+		for (int i = 0; i < NR_MTHP_STAT_ITEMS; i++)
+			if (s->mthp_stats[o][i])
+				return true;
+	return false;
+}
+
+static void text_mthp_stats(const struct sim *s, FILE *out)
+{
+	if (!mthp_stats_any(s))
+		return;
+	fprintf(out, "\n/sys/kernel/mm/transparent_hugepage/hugepages-*/stats\n");
+	for (int o = 0; o < NR_PAGE_ORDERS; o++) {
+		bool any = false;
+		for (int i = 0; i < NR_MTHP_STAT_ITEMS; i++)
+			any |= s->mthp_stats[o][i] != 0;
+		for (int i = 0; any && i < NR_MTHP_STAT_ITEMS; i++)
+			fprintf(out, "hugepages-%lukB/%s %llu\n", 4ul << o, mthp_stat_names[i],
+				(unsigned long long)s->mthp_stats[o][i]);
+	}
+}
+
 static void text_counters(const struct sim *s, FILE *out)
 {
 	fprintf(out, "\n/proc/vmstat\n");
 	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		fprintf(out, "%s %llu\n", vm_event_names[i], vm_event_sum(s, (enum vm_event_item)i));
+	text_mthp_stats(s, out);
 	fprintf(out, "\n/proc/interrupts\n");
 	fprintf(out, "TLB: %llu TLB shootdowns\n", (unsigned long long)tlb_interrupts(s));
 }
@@ -320,6 +346,13 @@ static json_t *json_counters(const struct sim *s)
 	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		json_object_set_new(o, vm_event_names[i],
 				    jint(vm_event_sum(s, (enum vm_event_item)i)));
+	for (int ord = 0; ord < NR_PAGE_ORDERS; ord++)
+		for (int i = 0; i < NR_MTHP_STAT_ITEMS; i++)
+			if (s->mthp_stats[ord][i]) {
+				char key[64];
+				snprintf(key, sizeof(key), "hugepages-%lukB/%s", 4ul << ord, mthp_stat_names[i]);
+				json_object_set_new(o, key, jint(s->mthp_stats[ord][i]));
+			}
 	return o;
 }
 

@@ -24,6 +24,7 @@
 #include "lib/strnum.h"
 #include "linux/cpumask.h"
 #include "linux/migrate.h"
+#include "linux/huge_mm.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define STR_(x) #x
@@ -40,18 +41,21 @@
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
-	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_CPU_GHZ,
+	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_TLBI_RANGE, K_CPU_GHZ,
 #define COST_ID(f) K_COST_##f,
 	COST_FIELDS(COST_ID)
 #undef COST_ID
 	K_NUMA_BALANCING, K_SCAN_DELAY, K_SCAN_MIN, K_SCAN_MAX, K_SCAN_SIZE, K_FLUSH_CEILING,
+	K_THP_ENABLED, K_THP_DEFRAG, K_THP_16K, K_THP_32K, K_THP_64K, K_THP_128K, K_THP_256K,
+	K_THP_512K, K_THP_1M, K_THP_2M,
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
 	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
 	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
 	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK,
-	K_KERNEL, K_DURATION, K_SEED,
+	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
+	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY,
 	NR_KEYS
 };
 
@@ -73,6 +77,12 @@ enum key_type {
 	KT_MCALL,        /* enum migrate_syscall */
 	KT_GIB_TO_MIB,   /* double GiB stored as uint64_t MiB */
 	KT_KERNEL,       /* char[96], checked by kernel_config_parse */
+	KT_THP_ENABLED,  /* enum thp_enabled */
+	KT_THP_DEFRAG,   /* enum thp_defrag */
+	KT_THP_SIZE,     /* enum thp_size_enabled */
+	KT_MADV,         /* enum madv_hugepage */
+	KT_PARTIAL_OP,   /* enum thp_partial_op */
+	KT_PARTIAL_PATTERN, /* enum thp_partial_pattern */
 };
 
 struct key_def {
@@ -97,6 +107,9 @@ _Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount
 #define COST_DEF(f) \
 	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false },
 #define FRACTION(n, f) [K_##n] = { "workload", #f, KT_DOUBLE, OFF(w.f), 0, 1, false }
+#define THP_SIZE(n, kb, order)                                                              \
+	[K_THP_##n] = { "tunables", "transparent_hugepage.hugepages-" #kb "kB.enabled",       \
+			KT_THP_SIZE, OFF(t.thp.size[order]), 0, 0, false }
 
 /* Bounds: topology counts may be 0 here so the validation can say "no
  * CPUs"; anything above 4096 would exceed NR_CPUS_MAX anyway.  Off-diagonal
@@ -116,6 +129,8 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
 			    0, 0, false },
+	[K_TLBI_RANGE] = { "machine", "arm64_tlbi_range", KT_BOOL, OFF(m.arm64_tlbi_range),
+			   0, 0, false },
 	[K_DIST_SAME] = { "machine", "distance_same_socket", KT_INT, OFF(distance_same_socket),
 			  11, 254, false },
 	[K_DIST_REMOTE] = { "machine", "distance_remote", KT_INT, OFF(distance_remote),
@@ -133,6 +148,13 @@ static const struct key_def keys[NR_KEYS] = {
 			  OFF(t.scan_size_mb), 1, 1 << 24, false },
 	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
 			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false },
+	/* /sys/kernel/mm/transparent_hugepage/ by their file names */
+	[K_THP_ENABLED] = { "tunables", "transparent_hugepage.enabled", KT_THP_ENABLED,
+			    OFF(t.thp.enabled), 0, 0, false },
+	[K_THP_DEFRAG] = { "tunables", "transparent_hugepage.defrag", KT_THP_DEFRAG,
+			   OFF(t.thp.defrag), 0, 0, false },
+	THP_SIZE(16K, 16, 2), THP_SIZE(32K, 32, 3), THP_SIZE(64K, 64, 4), THP_SIZE(128K, 128, 5),
+	THP_SIZE(256K, 256, 6), THP_SIZE(512K, 512, 7), THP_SIZE(1M, 1024, 8), THP_SIZE(2M, 2048, 9),
 	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, MAX_PROCESSES, false },
 	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false },
 	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true },
@@ -167,12 +189,21 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false },
 	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
 	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
+	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
+	FRACTION(THP_PARTIAL, thp_partial),
+	[K_THP_PARTIAL_OP] = { "workload", "thp_partial_op", KT_PARTIAL_OP, OFF(w.thp_partial_op),
+			       0, 0, false },
+	[K_THP_PARTIAL_PATTERN] = { "workload", "thp_partial_pattern", KT_PARTIAL_PATTERN,
+				    OFF(w.thp_partial_pattern), 0, 0, false },
 	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
 	/* 1 ms to a day: below, nothing happens (not even a tick at the
 	 * default hz); above, the per-second series alone grow past what a
 	 * run can use (1e9 s reserved 37 GiB) */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), MIN_DURATION_S, MAX_DURATION_S, false },
 	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false },
+	/* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
+	[K_COMPACT_EVERY] = { "run", "compact_memory_every_s", KT_DOUBLE, OFF(compact_every_s),
+			      0, 1e9, false },
 };
 
 static const char *const sections[] = { "machine", "costs", "tunables", "workload", "kernel", "run" };
@@ -328,6 +359,42 @@ static int assign_kernel(struct scenario *sc, int k, const char *v, char *why, s
 	return 0;
 }
 
+/* An enum key stored as an int, by its names. */
+static int assign_enum(struct scenario *sc, int k, const char *v, const char *const *names, int n,
+		       char *why, size_t len)
+{
+	int e;
+	if (parse_name(v, names, n, &e, why, len))
+		return -1;
+	*(int *)field(sc, k) = e;
+	return 0;
+}
+
+/* A transparent_hugepage.hugepages-<N>kB.enabled key of no size the kernel
+ * has: say why (the size, or the page-table level), else -1. */
+static int thp_size_key_error(const char *name, char *why, size_t len)
+{
+	static const char prefix[] = "transparent_hugepage.hugepages-";
+	unsigned long kb;
+	char unit[16];
+	int used = 0;
+	if (strncmp(name, prefix, sizeof(prefix) - 1) ||
+	    sscanf(name + sizeof(prefix) - 1, "%lu%15[^.]%n", &kb, unit, &used) != 2 ||
+	    strcmp(unit, "kB") || strcmp(name + sizeof(prefix) - 1 + used, ".enabled"))
+		return -1;
+	if (kb < 4 || kb % 4 || ((kb / 4) & (kb / 4 - 1)))
+		snprintf(why, len, "%lu kB is not a power-of-two number of 4 kB pages: no folio has that size",
+			 kb);
+	else if (kb == 4)
+		snprintf(why, len, "4 kB is the base page, not a huge page size (sizes: 16 kB .. 2048 kB)");
+	else if (kb == 8)
+		snprintf(why, len, "8 kB (order 1) is never used for anonymous memory: sizes start at 16 kB");
+	else
+		snprintf(why, len, "%lu kB is larger than a PMD (2048 kB): an anonymous THP is mapped by "
+			 "PTEs or by one PMD, and no page-table level above maps anonymous THPs", kb);
+	return 0;
+}
+
 /* A node list "0,2-3" into a mask; with @weights, "0=3,1=1" (weights
  * 1..255). */
 static int parse_nodes(const char *v, uint64_t *mask, uint8_t *weights, char *why, size_t len)
@@ -458,6 +525,18 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		return 0;
 	case KT_KERNEL:
 		return assign_kernel(sc, k, v, why, len);
+	case KT_THP_ENABLED:
+		return assign_enum(sc, k, v, thp_enabled_names, NR_THP_ENABLED, why, len);
+	case KT_THP_DEFRAG:
+		return assign_enum(sc, k, v, thp_defrag_names, NR_THP_DEFRAG, why, len);
+	case KT_THP_SIZE:
+		return assign_enum(sc, k, v, thp_size_enabled_names, NR_THP_SIZE_ENABLED, why, len);
+	case KT_MADV:
+		return assign_enum(sc, k, v, madv_hugepage_names, NR_MADV_HP, why, len);
+	case KT_PARTIAL_OP:
+		return assign_enum(sc, k, v, thp_partial_op_names, NR_THP_PARTIAL_OP, why, len);
+	case KT_PARTIAL_PATTERN:
+		return assign_enum(sc, k, v, thp_partial_pattern_names, NR_THP_PATTERN, why, len);
 	default:
 		return assign_number(sc, k, v, why, len);
 	}
@@ -485,6 +564,7 @@ static void scenario_defaults(struct scenario *sc, const char *name, const char 
 	sc->t.scan_period_min_ms = 1000;
 	sc->t.scan_period_max_ms = 60000;
 	sc->t.scan_size_mb = 256;
+	thp_tunables_defaults(&sc->t.thp);
 	snprintf(sc->kernel, sizeof(sc->kernel), "v7.3");
 	sc->seed = 1;
 	sc->duration_s = 180;
@@ -595,6 +675,10 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	}
 	int k = key_in_section(section, name);
+	if (k < 0 && !strcmp(section, "tunables") && !thp_size_key_error(name, why, sizeof(why))) {
+		perr(p, name, "%s", why);
+		return 0;
+	}
 	if (k < 0) {
 		snprintf(shown, sizeof(shown), "%s.%s", section, name);
 		list_section_keys(section, known, sizeof(known));
@@ -723,6 +807,11 @@ int scenario_set_option(struct scenario *sc, const char *option, const char *key
 {
 	char why[512], shown[160];
 	int k = key_dotted(key);
+	const char *bare = !strncmp(key, "tunables.", 9) ? key + 9 : key;
+	if (k < 0 && !thp_size_key_error(bare, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s: %s", option, key, why);
+		return -1;
+	}
 	if (k < 0) {
 		snprintf(err, errlen,
 			 "%s: %s: unknown key (a tunable's name such as kernel.numa_balancing, "
@@ -840,6 +929,30 @@ void scenario_get(const struct scenario *sc, int k, struct scenario_value *v)
 	case KT_KERNEL:
 		v->type = SV_STRING;
 		v->s = (const char *)f;
+		break;
+	case KT_THP_ENABLED:
+		v->type = SV_STRING;
+		v->s = thp_enabled_names[*(const int *)f];
+		break;
+	case KT_THP_DEFRAG:
+		v->type = SV_STRING;
+		v->s = thp_defrag_names[*(const int *)f];
+		break;
+	case KT_THP_SIZE:
+		v->type = SV_STRING;
+		v->s = thp_size_enabled_names[*(const int *)f];
+		break;
+	case KT_MADV:
+		v->type = SV_STRING;
+		v->s = madv_hugepage_names[*(const int *)f];
+		break;
+	case KT_PARTIAL_OP:
+		v->type = SV_STRING;
+		v->s = thp_partial_op_names[*(const int *)f];
+		break;
+	case KT_PARTIAL_PATTERN:
+		v->type = SV_STRING;
+		v->s = thp_partial_pattern_names[*(const int *)f];
 		break;
 	}
 }
@@ -1009,6 +1122,27 @@ static int check_share(const struct scenario *sc, int frac_k, int share_k, char 
 		return vfail(sc, blame(sc, ks, 2), err, errlen,
 			     "%s is %g but %s is 1: no other pages to take the rest",
 			     keys[share_k].name, a, keys[frac_k].name);
+	return 0;
+}
+
+/* A partial unmap or mprotect of each large folio needs large folios and
+ * must leave part of each mapped. */
+static int check_thp(const struct scenario *sc, char *err, size_t errlen)
+{
+	static const int ks[] = { K_THP_PARTIAL, K_THP_ENABLED, K_THP_2M };
+	if (sc->w.thp_partial >= 1)
+		return vfail(sc, K_THP_PARTIAL, err, errlen,
+			     "%g leaves nothing of a folio mapped (a partial mapping needs a share below 1)",
+			     sc->w.thp_partial);
+	if (sc->w.thp_partial > 0) {
+		bool any = sc->t.thp.enabled != THP_ENABLED_NEVER;
+		for (int o = THP_MIN_ANON_ORDER; o < HPAGE_PMD_ORDER; o++)
+			any |= sc->t.thp.size[o] != THP_SIZE_NEVER;
+		if (!any)
+			return vfail(sc, blame(sc, ks, 3), err, errlen,
+				     "thp_partial is %g but no transparent_hugepage size is enabled: "
+				     "there is no large folio to map in part", sc->w.thp_partial);
+	}
 	return 0;
 }
 
@@ -1190,7 +1324,7 @@ int scenario_validate(struct scenario *sc, char *err, size_t errlen)
 		return -1;
 	fill_distances(sc);
 	if (check_tunables(sc, err, errlen) || check_threads(sc, err, errlen) ||
-	    check_policies(sc, err, errlen))
+	    check_thp(sc, err, errlen) || check_policies(sc, err, errlen))
 		return -1;
 	return check_memory(sc, err, errlen);
 }
@@ -1211,6 +1345,7 @@ int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t 
 		s->w.p = v->w;
 		s->seed = v->seed;
 		s->duration_ns = (uint64_t)(v->duration_s * 1e9 + 0.5);
+		s->compact_every_ns = (uint64_t)(v->compact_every_s * 1e9 + 0.5);
 		if (kernel_config_parse(v->kernel, &s->k, err, errlen))
 			rc = -1;
 	}

@@ -17,7 +17,7 @@
 #include "workload/workload.h"
 
 /* Upper bound on the number of INI keys (checked in scenario.c). */
-#define SCENARIO_MAX_KEYS 80
+#define SCENARIO_MAX_KEYS 128
 /* Command-line assignments a scenario records. */
 #define SCENARIO_MAX_OVERRIDES 64
 
@@ -37,6 +37,7 @@ struct scenario {
 	char kernel[96];        /* default "v7.3" */
 	uint64_t seed;          /* default 1 */
 	double duration_s;      /* default 180 */
+	double compact_every_s; /* run.compact_memory_every_s, default 0 (never) */
 
 	/* [machine] values that struct machine does not keep */
 	int cpus;                  /* machine.cpus, checked against the topology */

@@ -3,6 +3,7 @@
 #include "workload/touch.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/engine.h"
 #include "sim/rng.h"
@@ -62,6 +63,9 @@ void touch_free(struct touch_model *tm)
 	free(tm->ctr);
 	free(tm->key);
 	free(tm->rate);
+	struct engine *e = tm->e;
+	memset(tm, 0, sizeof(*tm)); /* safe to free again */
+	tm->e = e;
 }
 
 static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)

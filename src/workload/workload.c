@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "linux/mmdebug.h"
 #include "sim/bigalloc.h"
@@ -21,6 +22,24 @@ const char *const first_touch_names[NR_FIRST_TOUCH] = {
 	[FT_BIND] = "bind",
 	[FT_PREFERRED] = "preferred",
 	[FT_WEIGHTED] = "weighted",
+};
+
+const char *const madv_hugepage_names[NR_MADV_HP] = {
+	[MADV_HP_NONE] = "none",
+	[MADV_HP_ALL] = "all",
+	[MADV_HP_SHARED] = "shared",
+	[MADV_HP_PRIVATE] = "private",
+};
+
+const char *const thp_partial_op_names[NR_THP_PARTIAL_OP] = {
+	[THP_PARTIAL_UNMAP] = "unmap",
+	[THP_PARTIAL_MPROTECT] = "mprotect",
+};
+
+const char *const thp_partial_pattern_names[NR_THP_PATTERN] = {
+	[THP_PATTERN_TAIL] = "tail",
+	[THP_PATTERN_HEAD] = "head",
+	[THP_PATTERN_STRIDE] = "stride",
 };
 
 const char *const thread_bind_names[NR_THREAD_BIND] = {
@@ -192,6 +211,81 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	return first_task + (int)((c - upto) / per_slice);
 }
 
+static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint64_t idx,
+			uint64_t hot_cut, bool private)
+{
+	/* hot: the page's hash is below hot_fraction of 2^64; a fraction of 1
+	 * (2^64 is no uint64_t) makes every page hot */
+	return hot_cut && (hot_cut == UINT64_MAX ||
+			   rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
+						     ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
+						     ((uint64_t)private << 39))) < hot_cut);
+}
+
+/* First touch of one PTE table where large folios may be used: the fault
+ * path (mm/huge_memory.c) picks each folio's order and node; a table of
+ * same-order folios on one node without a hot set is built lazily like a
+ * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
+static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
+				uint64_t i0, uint64_t i1, int want, int cls, int cpu,
+				unsigned long vm_flags, uint64_t hot_cut, bool private,
+				const struct first_touch_policy *pol)
+{
+	uint64_t w = t->weight;
+	uint64_t allowed = pol->mode == FT_BIND ? pol->nodes : ~0ull;
+	struct { uint8_t order, nid; } f[PAGES_PER_PMD] = { { 0, 0 } };
+	struct folio_store *fs = vma->store;
+	int nf = 0;
+	bool uniform = true;
+	uint64_t mapped = 0;
+
+	for (uint64_t i = i0; i < i1;) {
+		int nid;
+		unsigned order = thp_first_touch(s, vma, vm_flags, vma->vm_start + (i << PAGE_SHIFT),
+						 i == i0, want, allowed, cpu, &nid);
+		if (!order && (nid = alloc_pages_policy(s, pol, want, 1)) < 0)
+			return -1;
+		f[nf].order = (uint8_t)order;
+		f[nf].nid = (uint8_t)nid;
+		uniform &= f[nf].order == f[0].order && f[nf].nid == f[0].nid;
+		nf++;
+		i += 1ull << order;
+	}
+	s->w.populated_pages += i1 - i0;
+	if (uniform && !hot_cut && f[0].order) {
+		mapped = (uint64_t)nf * thp_partial_mapped(s, f[0].order);
+		t->lazy = true;
+		t->home_nid = f[0].nid;
+		t->lazy_order = f[0].order;
+		t->pmd_huge = f[0].order == HPAGE_PMD_ORDER;
+		class_nodes(&s->w, cls, 0)[f[0].nid] += mapped * w;
+	} else {
+		uint64_t i = i0;
+		for (int k = 0; k < nf; k++)
+			for (unsigned j = 0; j < (1u << f[k].order); j++, i++) {
+				uint64_t idx = vma->store_pgoff + i;
+				bool hot = page_is_hot(s, fs, idx, hot_cut, private);
+				fs->pg[idx].nid = f[k].nid;
+				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET;
+				fs->pg[idx].flags = (uint8_t)(f[k].order << FOLIO_ORDER_SHIFT);
+				vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
+				fs->pg[idx].mapcount++;
+				if (f[k].order && thp_partial_page_unmapped(s, f[k].order, j))
+					continue; /* unmapped again at once, below */
+				class_nodes(&s->w, cls, hot)[f[k].nid] += w;
+				mapped++;
+			}
+		t->pmd_huge = nf == 1 && f[0].order == HPAGE_PMD_ORDER;
+	}
+	vma->vm_mm->rss_pages += mapped;
+	s->w.unmapped_pages += (i1 - i0) - mapped;
+	if (s->w.p.thp_partial > 0) {
+		t->lazy_partial = t->lazy;
+		thp_partial_table(s, vma, t, cpu, true);
+	}
+	return 0;
+}
+
 /* Place and map every page of @vma: first touch, hot set, initial PTE. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
 			bool first_mapping)
@@ -217,14 +311,26 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		uint32_t w = access_table_weight(p, j, private ? l->slice_pages : l->shared_pages);
 		t->owner = owner;
 		t->weight = w;
+		int cpu = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
+			cpu = s->tasks[user].cpu;
 			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
 								    : &p->shared_first_touch,
-						     s->cpus[s->tasks[user].cpu].node, chunk);
+						     s->cpus[cpu].node, chunk);
 			cls = table_class(s, vma, t);
 		}
-		if (!hot_cut && first_mapping && !p->map_shared && s->node_free_pages[want] >= i1 - i0) {
+		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
+		unsigned long vm_flags = vma->vm_flags |
+			(p->madv_hugepage == MADV_HP_ALL ||
+			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
+		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
+			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
+						 private ? &p->private_first_touch : &p->shared_first_touch))
+				return -1;
+			continue;
+		}
+		if (!hot_cut && first_mapping && !p->map_shared && alloc_pages_bulk_node(s, want, i1 - i0)) {
 			/* The common case: a whole table on one node, without a hot
 			 * set, mapped once.  Its pages are all in their first-touch
 			 * state, so they are written only when a kernel path first
@@ -232,19 +338,16 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * of a big workload reaches a fraction of it in a run, and
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
-			s->node_free_pages[want] -= n;
 			class_nodes(&s->w, cls, 0)[want] += n * w;
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
 			mm->rss_pages += n;
+			s->w.populated_pages += n;
 			continue;
 		}
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
-			bool hot = hot_cut && (hot_cut == UINT64_MAX ||
-					       rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
-							    ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-							    ((uint64_t)private << 39))) < hot_cut);
+			bool hot = page_is_hot(s, fs, idx, hot_cut, private);
 			if (first_mapping) {
 				int nid = alloc_pages_policy(s, private ? &p->private_first_touch
 									  : &p->shared_first_touch, want, 1);
@@ -259,6 +362,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			vma->ptes[i] = PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0);
 		}
 		mm->rss_pages += i1 - i0;
+		s->w.populated_pages += i1 - i0;
 	}
 	return 0;
 }
@@ -358,18 +462,26 @@ void workload_free(struct sim *s)
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
 	free(s->w.wsize);
+	s->w.class_pages = NULL;
+	s->w.task_rate = s->w.mm_rate = s->w.user_frac = s->w.lat_cache = s->w.wsize = NULL;
+	s->w.lat_stale = NULL;
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 {
 	uint64_t i0 = (uint64_t)(t - vma->tables) * PAGES_PER_PMD, i1 = i0 + PAGES_PER_PMD;
-	struct page_state init = { .last_cpupid = LAST_CPUPID_UNSET, .nid = t->home_nid, .mapcount = 1 };
+	struct page_state init = { .last_cpupid = LAST_CPUPID_UNSET, .nid = t->home_nid,
+				   .flags = (uint8_t)(t->lazy_order << FOLIO_ORDER_SHIFT), .mapcount = 1 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
 	for (uint64_t i = i0; i < i1; i++)
 		vma->store->pg[vma->store_pgoff + i] = init;
 	memset(&vma->ptes[i0], PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY, i1 - i0);
 	t->lazy = false;
+	if (t->lazy_partial) { /* the partial unmap it was built with */
+		t->lazy_partial = false;
+		thp_partial_table(vma->vm_mm->sim, vma, t, 0, false);
+	}
 }
 
 /* ---- latency and rates ------------------------------------------------- */
@@ -542,13 +654,15 @@ static void page_rates(const struct workload_params *p, double rate, double page
 static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
-	/* per page of weight 1: the region's touches over its weighted pages */
+	/* per page of weight 1: the region's touches over its weighted pages;
+	 * after partial unmaps, over the pages still mapped */
+	double f = s->w.unmapped_pages ? 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages : 1;
 	for (int i = 0; i < s->nr_tasks; i++)
-		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.wsize[i],
+		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.wsize[i] * f,
 			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   s->w.wsize[s->nr_tasks + m], &s->w.touch.rate[2 * (s->nr_tasks + m)],
+			   s->w.wsize[s->nr_tasks + m] * f, &s->w.touch.rate[2 * (s->nr_tasks + m)],
 			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
 }
 

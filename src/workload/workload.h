@@ -36,6 +36,18 @@ enum first_touch {
 };
 extern const char *const first_touch_names[NR_FIRST_TOUCH];
 
+/* Which regions the program madvise(MADV_HUGEPAGE)s (VM_HUGEPAGE). */
+enum madv_hugepage { MADV_HP_NONE, MADV_HP_ALL, MADV_HP_SHARED, MADV_HP_PRIVATE, NR_MADV_HP };
+extern const char *const madv_hugepage_names[NR_MADV_HP];
+
+/* What the program does to part of each large folio right after first
+ * touch: munmap / MADV_DONTNEED it, or mprotect it (see docs/model.md). */
+enum thp_partial_op { THP_PARTIAL_UNMAP, THP_PARTIAL_MPROTECT, NR_THP_PARTIAL_OP };
+extern const char *const thp_partial_op_names[NR_THP_PARTIAL_OP];
+/* Which pages of each folio: the last ones, the first ones, spread evenly. */
+enum thp_partial_pattern { THP_PATTERN_TAIL, THP_PATTERN_HEAD, THP_PATTERN_STRIDE, NR_THP_PATTERN };
+extern const char *const thp_partial_pattern_names[NR_THP_PATTERN];
+
 struct first_touch_policy {
 	enum first_touch mode;
 	uint64_t nodes;                  /* node mask for bind, preferred, interleave:, weighted */
@@ -84,6 +96,10 @@ struct workload_params {
 	double access_set;           /* share of each region that is touched */
 	double work_mops;            /* operations per thread, millions; 0: a timed run */
 	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
+	enum madv_hugepage madv_hugepage;
+	double thp_partial;          /* share of each large folio's pages the partial op touches */
+	enum thp_partial_op thp_partial_op;
+	enum thp_partial_pattern thp_partial_pattern;
 };
 
 /* Accounting classes: one per private slice and one per shared store; the
@@ -105,6 +121,8 @@ struct workload {
 	uint64_t last_account;       /* ns */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
+	uint64_t populated_pages;    /* first-touched at set-up ... */
+	uint64_t unmapped_pages;     /* ... of them unmapped again (partial unmaps) */
 };
 
 struct sim;

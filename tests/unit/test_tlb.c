@@ -226,6 +226,90 @@ static void test_arm64_flushes_send_no_ipis(void **state)
 	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
 }
 
+/* ---- base switches of the architectures --------------------------------- */
+
+/* A base before v6.15 has no INVLPGB support: on an INVLPGB machine its
+ * batch flush is an IPI round like any x86. */
+static void test_invlpgb_machine_flushes_with_ipis_before_v6_15(void **state)
+{
+	struct sim *s = mk(state, "v6.8", FLUSH_X86_INVLPGB);
+	struct mm_struct *mm = &s->mms[0];
+	struct arch_tlbflush_unmap_batch *b;
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	b = &s->current->tlb_ubc.arch;
+	arch_tlbbatch_add_pending(b, mm, a, a + PAGE_SIZE);
+	arch_tlbbatch_flush(s, b);
+	assert_int_equal(s->st.broadcasts, 0);
+	assert_int_equal(testsim_tlb_irqs(s), 3);
+	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
+	/* and no global ASID is ever handed out */
+	for (int i = 0; i < 64; i++) {
+		testsim_enter(s, i % 4, NSEC_PER_SEC + (uint64_t)i * 4000000);
+		flush_tlb_mm(mm);
+	}
+	assert_false(mm->global_asid);
+	assert_int_equal(s->st.broadcasts, 0);
+}
+
+/* riscv before v6.8 does not batch unmap flushes, and before v6.11 its
+ * pte_accessible is the generic "always": a PROT_NONE PTE counts as cached. */
+static void test_riscv_switches_by_base(void **state)
+{
+	struct sim *s = mk(state, "v6.4", FLUSH_RISCV);
+	struct mm_struct *mm = &s->mms[0];
+	pte_t protnone = PTE_PROTNONE | PTE_YOUNG;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_false(arch_tlbbatch_should_defer(mm));
+	assert_true(pte_accessible(mm, protnone));
+	testsim_teardown(state);
+	s = mk(state, "v6.8", FLUSH_RISCV);
+	mm = &s->mms[0];
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_true(arch_tlbbatch_should_defer(mm));
+	assert_true(pte_accessible(mm, protnone));
+	testsim_teardown(state);
+	s = mk(state, "v7.3", FLUSH_RISCV);
+	mm = &s->mms[0];
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_true(arch_tlbbatch_should_defer(mm));
+	assert_false(pte_accessible(mm, protnone));
+	inc_tlb_flush_pending(mm);
+	assert_true(pte_accessible(mm, protnone));
+	dec_tlb_flush_pending(mm);
+}
+
+/* arm64 __flush_tlb_range: without FEAT_TLBIRANGE a range of 512 pages or
+ * more is a whole-ASID flush (every CPU running the mm refills); with it,
+ * a 256 MiB range is a few range TLBIs and nobody refills. */
+static void test_arm64_range_tlbi_machine_key(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_ARM64);
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	double refill0 = s->e.acct[1].cost[COST_TLB_REFILL];
+	flush_tlb_mm_range(mm, a, a + (256ul << 20), PAGE_SHIFT, false);
+	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] > refill0);
+
+	s->m.arm64_tlbi_range = true;
+	testsim_enter(s, 0, 2 * NSEC_PER_SEC);
+	refill0 = s->e.acct[1].cost[COST_TLB_REFILL];
+	double wait0 = s->e.acct[0].cost[COST_FLUSH_WAIT];
+	flush_tlb_mm_range(mm, a, a + (256ul << 20), PAGE_SHIFT, false);
+	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] == refill0);
+	/* 65536 pages: 65536 / 2 = 32768 = 1 << 15, one scale-3 range TLBI */
+	assert_true(s->e.acct[0].cost[COST_FLUSH_WAIT] - wait0 ==
+		    s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
+	/* above MAX_TLBI_RANGE_PAGES (8 GiB) the whole ASID again */
+	testsim_enter(s, 0, 3 * NSEC_PER_SEC);
+	flush_tlb_mm_range(mm, a, a + (9ull << 30), PAGE_SHIFT, false);
+	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] > refill0);
+}
+
 /* ---- rule 11: a nested gather finishes with a full flush ---------------- */
 
 static void change_one_pte(struct sim *s, struct mmu_gather *tlb, uint64_t page)
@@ -301,6 +385,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, testsim_teardown),
 		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, testsim_teardown),
 		cmocka_unit_test_teardown(test_arm64_flushes_send_no_ipis, testsim_teardown),
+		cmocka_unit_test_teardown(test_invlpgb_machine_flushes_with_ipis_before_v6_15, testsim_teardown),
+		cmocka_unit_test_teardown(test_riscv_switches_by_base, testsim_teardown),
+		cmocka_unit_test_teardown(test_arm64_range_tlbi_machine_key, testsim_teardown),
 		cmocka_unit_test_teardown(test_nested_gather_finishes_with_full_flush, testsim_teardown),
 		cmocka_unit_test_teardown(test_lone_gather_flushes_one_page, testsim_teardown),
 	};

@@ -31,6 +31,10 @@ static inline struct pte_table *pte_table_of(struct vm_area_struct *vma, uint64_
 	return &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT];
 }
 
+/* mm/folio.c: folio_likely_mapped_shared (v6.9 .. v6.14): the estimate from
+ * the first page's mapcount */
+bool folio_likely_mapped_shared(struct folio folio);
+
 /* mm/mmap.c */
 struct vm_area_struct *find_vma(struct mm_struct *mm, uint64_t addr);
 
@@ -82,6 +86,10 @@ long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma, uint6
 unsigned long change_prot_numa(struct vm_area_struct *vma, uint64_t start, uint64_t end);
 bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
 			     bool is_private_single_threaded);
+/* change_pte_range's prot_numa test of the PTE of store page @idx, as the
+ * base has it (folio_can_map_prot_numa, or the older per-page tests). */
+bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *vma,
+		       bool is_private_single_threaded);
 int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr);
 struct machine;
 struct first_touch_policy;

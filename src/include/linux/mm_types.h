@@ -61,6 +61,10 @@ static inline bool is_migration_entry(pte_t p) { return p & PTE_MIGRATION; }
 #define FOLIO_DIRTY 0x04
 #define FOLIO_PINNED 0x08   /* folio_maybe_dma_pinned */
 #define FOLIO_ORDER_SHIFT 4 /* bits 4..7: folio order 0..9 */
+/* page_state.flags2, head page: the large-folio state */
+#define FOLIO2_DEFERRED 0x01         /* on its node's deferred split queue */
+#define FOLIO2_PARTIALLY_MAPPED 0x02 /* PG_partially_mapped (v6.12) */
+#define FOLIO2_FREED 0x04            /* any page: freed (a split's unmapped piece) */
 
 #define LAST_CPUPID_UNSET 0xffffffffu
 
@@ -68,16 +72,18 @@ struct vm_area_struct;
 
 /* The state of one physical page: eight bytes, one cache line fetch for a
  * fault's folio lookups.  The kernel's mapcount is an atomic_t; the model's
- * holds 65535 mappings, 16 times what a scenario can make (a page is mapped
- * at most once per process, and workload.processes is at most 4096:
- * checked in scenario.c). */
+ * holds 8191 mappings, twice what a scenario can make (a page is mapped at
+ * most once per process, and workload.processes is at most 4096: checked
+ * in scenario.c), and leaves 3 bits for the FOLIO2_* flags. */
 struct page_state {
 	uint32_t last_cpupid;  /* (cpu << 8) | (pid & 0xff); head page */
 	uint8_t nid;           /* node (equal within a folio) */
 	uint8_t flags;         /* FOLIO_* on the head page, order on every page */
-	uint16_t mapcount;     /* number of present PTE mappings */
+	/* number of PTE mappings (a PMD mapping counts on every page) */
+	uint16_t mapcount : 13;
+	uint16_t flags2 : 3;   /* FOLIO2_* */
 };
-#define PAGE_MAPCOUNT_MAX UINT16_MAX
+#define PAGE_MAPCOUNT_MAX 8191
 _Static_assert(sizeof(struct page_state) == 8, "a page's state is one 8-byte load");
 
 struct folio_store {
@@ -110,6 +116,15 @@ static inline bool folio_test_dirty(struct folio f)
 {
 	return f.fs->pg[f.idx].flags & FOLIO_DIRTY;
 }
+static inline bool folio_test_pmd_mappable(struct folio f)
+{
+	return folio_order(f) >= HPAGE_PMD_ORDER;
+}
+static inline uint8_t folio_flags2(struct folio f) { return f.fs->pg[f.idx].flags2; }
+static inline bool folio_test_partially_mapped(struct folio f)
+{
+	return f.fs->pg[f.idx].flags2 & FOLIO2_PARTIALLY_MAPPED;
+}
 static inline bool folio_maybe_dma_pinned(struct folio f)
 {
 	return f.fs->pg[f.idx].flags & FOLIO_PINNED;
@@ -128,17 +143,20 @@ struct pte_table {
 	uint64_t protnone_hot[8];
 	uint64_t protnone_cold[8];
 	uint16_t nr_protnone_hot, nr_protnone_cold;
-	bool pmd_huge;           /* mapped by a huge PMD (one folio of order 9) */
-	bool lazy;               /* simulator: pages and PTEs not written yet (all at
-				  * their first-touch state on home_nid) */
+	uint8_t pmd_huge : 1;     /* mapped by a huge PMD (one folio of order 9) */
+	uint8_t pmd_protnone : 1; /* the huge PMD is PROT_NONE */
+	uint8_t lazy : 1;         /* simulator: pages and PTEs not written yet (all at
+				   * their first-touch state on home_nid) ... */
+	uint8_t lazy_partial : 1; /* ... the scenario's partial unmap still to apply */
+	uint8_t lazy_order : 4;   /* ... the order of its folios */
 	uint8_t home_nid;
-	bool pmd_protnone;       /* the huge PMD is PROT_NONE */
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
 	uint32_t group;          /* its touch group (workload/touch.h) */
 	uint32_t weight;         /* the workload's access density per page here (touch_count) */
 	uint32_t rank;           /* 1-based position among its touch group's tables */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
 };
+_Static_assert(sizeof(struct pte_table) == 160, "struct pte_table grew: docs/model.md 1.1 gives its size");
 
 #define VM_READ 0x1ul
 #define VM_WRITE 0x2ul
@@ -147,6 +165,8 @@ struct pte_table {
 #define VM_HUGETLB 0x10ul
 #define VM_MIXEDMAP 0x20ul
 #define VM_PFNMAP 0x40ul
+#define VM_HUGEPAGE 0x80ul     /* MADV_HUGEPAGE */
+#define VM_NOHUGEPAGE 0x100ul  /* MADV_NOHUGEPAGE */
 
 /* vma->numab_state (v6.4+, kernel/sched/fair.c) */
 struct vma_numab_state {

@@ -69,6 +69,7 @@ struct numa_fault_ctx {
 	int flags;                /* TNF_* */
 	int folio_nid_at_fault;
 	int nr_pages;
+	bool pmd;                 /* a huge-PMD fault (do_huge_pmd_numa_page) */
 	bool saw_pending;         /* tlb_flush_pending at try_to_migrate_one */
 	bool overlapped_pass;
 	uint64_t unmap_time;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "kernel/sched/sched.h"
+#include "linux/huge_mm.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
@@ -44,7 +45,10 @@ void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_st
 	sim_enter(s, p, now);
 	task_set_act(s, p, ACT_FAULT);
 	p->fault.overlapped_pass = p->mm->scan_pass_running;
-	if (do_numa_page(&vmf)) {
+	/* __handle_mm_fault: a PROT_NONE huge PMD, or a PTE */
+	bool migrating = pte_table_of(vma, addr)->pmd_huge ? do_huge_pmd_numa_page(&vmf)
+							   : do_numa_page(&vmf);
+	if (migrating) {
 		/* migrate_misplaced_folio -> migrate_pages: isolate, allocate,
 		 * lock, anon_vma; the unmap follows after that time */
 		charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns);

@@ -419,9 +419,11 @@ static void numa_chunk_flush(struct sim *s, struct task_struct *p)
 	if (w->chunk_updated > 0)
 		count_vm_events(s, NUMA_PTE_UPDATES, (unsigned long)w->chunk_updated);
 	w->pass_updates += w->chunk_updated;
+	/* tlb_flush's stride: pages if a PTE was cleared, else PMDs */
+	unsigned stride = tlb->cleared_ptes ? PAGE_SHIFT : PMD_SHIFT;
 	bool full = mm_tlb_flush_nested(tlb->mm) ||
-		    (tlb->cleared_ptes &&
-		     ((tlb->end - tlb->start) >> PAGE_SHIFT) > (uint64_t)s->m.tlb_single_page_flush_ceiling);
+		    ((tlb->cleared_ptes || tlb->cleared_pmds) &&
+		     ((tlb->end - tlb->start) >> stride) > (uint64_t)s->m.tlb_single_page_flush_ceiling);
 	if (full)
 		s->st.scanner_flushes++;
 	tlb_finish_mmu_flush(tlb);

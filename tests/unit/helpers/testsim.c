@@ -5,6 +5,11 @@
 
 struct sim *testsim_new(const char *kernel, enum flush_engine engine)
 {
+	return testsim_new_cfg(kernel, engine, NULL);
+}
+
+struct sim *testsim_new_cfg(const char *kernel, enum flush_engine engine, void (*cfg)(struct sim *))
+{
 	struct sim *s = calloc(1, sizeof(*s));
 	char err[256];
 	if (!s)
@@ -31,8 +36,11 @@ struct sim *testsim_new(const char *kernel, enum flush_engine engine)
 	s->w.p.private_fraction = 0;
 	s->w.p.private_access_share = 0;
 	s->w.p.shared_first_touch.mode = FT_NODE0;
+	thp_tunables_defaults(&s->t.thp);
 	s->seed = 1;
 	s->duration_ns = 10 * NSEC_PER_SEC;
+	if (cfg)
+		cfg(s);
 	if (sim_init(s, err, sizeof(err)))
 		abort();
 	sim_start(s); /* every task on its CPU, no event run */

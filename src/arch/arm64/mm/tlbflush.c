@@ -4,14 +4,33 @@
  * interrupts and none of the x86 nr_tlb_* counters.
  *
  * The REPEAT_TLBI erratum is a machine property (machine.arm64_repeat_tlbi:
- * no batched unmap flush).  Left out: range TLBI (FEAT_TLBIRANGE) encoding
- * and the SMMU/secondary-TLB notifiers. */
+ * no batched unmap flush), and so is FEAT_TLBIRANGE (machine.arm64_tlbi_range:
+ * __flush_tlb_range issues range TLBIs, and only a range above
+ * MAX_TLBI_RANGE_PAGES becomes a whole-ASID flush; range TLBI support is in
+ * every modelled base, since v5.11).  Left out: the TTL hints and the SMMU /
+ * secondary-TLB notifiers. */
 #include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 
-/* MAX_TLBI_OPS: beyond this many pages a range becomes a whole-ASID flush. */
+/* MAX_TLBI_OPS (MAX_DVM_OPS in later trees): without range TLBIs, a range
+ * of this many strides or more becomes a whole-ASID flush. */
 #define MAX_TLBI_OPS PTRS_PER_PTE
+/* MAX_TLBI_RANGE_PAGES = __TLBI_RANGE_PAGES(31, 3): the most one range
+ * operation sequence covers; above it, a whole-ASID flush. */
+#define MAX_TLBI_RANGE_PAGES (32ul << 16)
+
+/* The number of TLBI instructions __flush_tlb_range_op issues for @pages
+ * with range operations: one per non-zero 5-bit digit of pages/2 (scale 3
+ * down to 0, each covering (num + 1) << (5 * scale + 1) pages), plus one
+ * single-page TLBI for an odd page. */
+static unsigned tlbi_range_ops(unsigned long pages)
+{
+	unsigned ops = pages & 1;
+	for (unsigned long rest = pages >> 1; rest; rest >>= 5)
+		ops += (rest & 0x1f) != 0;
+	return ops;
+}
 
 /* arm64 pte_accessible: with a flush pending, any present (valid or
  * PROT_NONE) PTE; otherwise only a valid one. */
@@ -47,7 +66,10 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 	(void)freed_tables;
 	mm->tlb_gen++;
 	s->st.broadcasts++;
-	if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) >= MAX_TLBI_OPS) {
+	bool whole = end == TLB_FLUSH_ALL ||
+		     (s->m.arm64_tlbi_range ? ((end - start) >> PAGE_SHIFT) > MAX_TLBI_RANGE_PAGES
+					    : ((end - start) >> stride_shift) >= MAX_TLBI_OPS);
+	if (whole) {
 		/* flush_tlb_mm: TLBI ASIDE1IS, DSB ISH */
 		charge(s, COST_FLUSH_WAIT, s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 		invalidate_asid_everywhere(s, mm);
@@ -55,8 +77,10 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 		      s->flush_origin, 0);
 		return;
 	}
-	/* __flush_tlb_range: one TLBI VALE1IS per stride, then DSB ISH */
-	unsigned long nr = (end - start) >> stride_shift;
+	/* __flush_tlb_range: one TLBI VALE1IS per stride, or a few range
+	 * TLBIs (RVALE1IS) with FEAT_TLBIRANGE, then DSB ISH */
+	unsigned long nr = s->m.arm64_tlbi_range ? tlbi_range_ops((end - start) >> PAGE_SHIFT)
+						 : (end - start) >> stride_shift;
 	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
 	      s->flush_origin, 0);

@@ -28,6 +28,13 @@ struct flush_tlb_info {
 	int initiating_cpu;
 };
 
+/* INVLPGB is used only by kernels that have the v6.15 support: on an
+ * earlier base an INVLPGB machine flushes with IPIs like any x86. */
+static bool x86_invlpgb(const struct sim *s)
+{
+	return s->m.engine == FLUSH_X86_INVLPGB && s->k.x86_invlpgb;
+}
+
 /* x86 pte_accessible (arch/x86/include/asm/pgtable.h): present, or PROT_NONE
  * while a flush is pending on the mm. */
 bool x86_pte_accessible(struct mm_struct *mm, pte_t pte)
@@ -209,7 +216,7 @@ static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
  * global ASID when more than three CPUs run it (INVLPGB machines only). */
 static void consider_global_asid(struct sim *s, struct mm_struct *mm)
 {
-	if (s->m.engine != FLUSH_X86_INVLPGB || mm->global_asid)
+	if (!x86_invlpgb(s) || mm->global_asid)
 		return;
 	if ((s->current ? (uint64_t)s->current->pid : 0) % 32 != jiffies(s) % 32)
 		return;
@@ -251,7 +258,7 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	};
 
 	s->st.batch_flushes++;
-	if (s->m.engine == FLUSH_X86_INVLPGB && b->unmapped_pages) {
+	if (x86_invlpgb(s) && b->unmapped_pages) {
 		/* invlpgb_flush_all_nonglobals: every CPU drops every user entry */
 		uint64_t now = sim_now(s);
 		s->st.broadcasts++;

@@ -1,0 +1,50 @@
+/* Per-node memory state (include/linux/mmzone.h's pglist_data and the
+ * buddy allocator's free_area), as far as the model needs it.
+ *
+ * The model has no pfns, so the buddy allocator is kept as counts: how many
+ * free blocks of each order a node has.  An allocation takes the smallest
+ * block that fits and splits it (expand), as __rmqueue_smallest does; a
+ * free puts the block back at its own order.  Without pfns no buddy can be
+ * found to merge with, so freed pages stay at their order until compaction
+ * gathers them: that is what fragmentation is here.  The largest block is a
+ * pageblock (order 9, 2 MiB): nothing in the model needs the kernel's
+ * order-10 blocks. */
+#ifndef NUMASIM_MMZONE_H
+#define NUMASIM_MMZONE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NR_PAGE_ORDERS 10     /* orders 0 .. pageblock_order */
+#define PAGEBLOCK_ORDER 9
+#define PAGEBLOCK_NR_PAGES (1ul << PAGEBLOCK_ORDER)
+
+struct pglist_data {
+	uint64_t nr_free[NR_PAGE_ORDERS];  /* free_area[order].nr_free */
+	/* compaction (mm/compaction.c) */
+	int kcompactd_max_order;           /* the largest order asked for since it last ran, -1: none */
+	uint32_t compact_cursor;           /* where the migrate scanner resumes: a table id ... */
+	uint32_t compact_cursor_page;      /* ... and a page in it */
+	uint64_t compact_pool;             /* pages freed into the pageblock being emptied */
+	unsigned compact_used;             /* used pages of a pageblock compaction empties */
+	uint64_t held_pages;               /* memory the workload's pages do not use (a memory eater) */
+	/* the deferred split queue (mm/huge_memory.c), as a count */
+	uint64_t split_queue_len;
+};
+
+struct sim;
+
+/* Set every node's free blocks from the machine's memory. */
+void pgdat_init(struct sim *s);
+/* Allocate one block of @order on node @nid; false if it has none that large. */
+bool alloc_pages_node(struct sim *s, int nid, unsigned order);
+/* @nr base pages on @nid, as order-0 allocations would take them (smallest
+ * blocks first); false, taking nothing, if the node has fewer free pages. */
+bool alloc_pages_bulk_node(struct sim *s, int nid, uint64_t nr);
+void free_pages_node(struct sim *s, int nid, unsigned order);
+/* A free block of at least @order on @nid? */
+bool node_has_free_block(const struct sim *s, int nid, unsigned order);
+/* Free pages in blocks smaller than a pageblock: the holes compaction can fill. */
+uint64_t node_hole_pages(const struct sim *s, int nid);
+
+#endif

@@ -1,0 +1,142 @@
+/* Consistency checks of the large-folio memory state (beside mm/debug.c):
+ * what must hold between the free counts, the folios, the PTEs, the PROT_NONE
+ * bitmaps and the touch model, whatever ran.  They read every materialised
+ * page, so they are not run by default: NUMASIM_CHECK=1 runs them at the end
+ * of a run, and the tests call them. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "linux/bitops.h"
+#include "linux/compaction.h"
+#include "linux/mm.h"
+#include "kernel/sim.h"
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); free(used); return false; } while (0)
+
+static unsigned popcount8(const uint64_t *w)
+{
+	unsigned n = 0;
+	for (int i = 0; i < 8; i++)
+		n += (unsigned)__builtin_popcountll(w[i]);
+	return n;
+}
+
+/* A table's PTEs against its pages, bitmaps and PMD state. */
+static bool check_table(const struct sim *s, const struct vm_area_struct *vma, uint32_t ti,
+			uint64_t *used, uint64_t *deferred, char *err, unsigned long errlen)
+{
+	const struct pte_table *t = &vma->tables[ti];
+	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
+	uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
+	bool first = vma == vma->store->mappers[0];
+	unsigned hot = 0, cold = 0, kinds = 0;
+	(void)s;
+
+	if (t->lazy) {
+		if (first)
+			used[t->home_nid] += n;
+		if (first && t->lazy_partial)
+			*deferred += n >> t->lazy_order;
+		if (t->nr_protnone_hot + t->nr_protnone_cold)
+			return snprintf(err, errlen, "a table not built yet has PROT_NONE pages"), false;
+		return true;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t idx = vma->store_pgoff + i0 + i;
+		const struct page_state *pg = &vma->store->pg[idx];
+		pte_t pte = vma->ptes[i0 + i];
+		struct folio f = page_folio(vma->store, idx);
+		const struct page_state *head = &f.fs->pg[f.idx];
+		if (first && !(pg->flags2 & FOLIO2_FREED))
+			used[pg->nid]++;
+		if (first && f.idx == idx && (pg->flags2 & FOLIO2_DEFERRED))
+			(*deferred)++;
+		if ((pg->flags2 & FOLIO2_FREED) && !pte_none(pte))
+			return snprintf(err, errlen, "a freed page is mapped (store page %llu)",
+					(unsigned long long)idx), false;
+		if (is_migration_entry(pte) && !(head->flags & (FOLIO_ISOLATED | FOLIO_LOCKED)))
+			return snprintf(err, errlen, "migration entry of a folio nobody migrates (page %llu)",
+					(unsigned long long)idx), false;
+		if (vma->store->nr_mappers == 1 && (pte_present(pte) ? 1 : 0) != pg->mapcount)
+			return snprintf(err, errlen, "mapcount %u with PTE %#x (page %llu)", pg->mapcount,
+					pte, (unsigned long long)idx), false;
+		unsigned bit = (unsigned)(i & (PTRS_PER_PTE - 1));
+		bool in_map = ((pte & PTE_SIM_HOT ? t->protnone_hot : t->protnone_cold)[bit / 64] >> (bit % 64)) & 1;
+		if (in_map != pte_protnone(pte))
+			return snprintf(err, errlen, "PROT_NONE bitmap disagrees with the PTE (page %llu)",
+					(unsigned long long)idx), false;
+		if (pte_protnone(pte))
+			(pte & PTE_SIM_HOT) ? hot++ : cold++;
+		kinds |= pte_protnone(pte) ? 1 : is_migration_entry(pte) ? 2 : pte_present(pte) ? 4 : 8;
+	}
+	if (hot != t->nr_protnone_hot || cold != t->nr_protnone_cold ||
+	    hot != popcount8(t->protnone_hot) || cold != popcount8(t->protnone_cold))
+		return snprintf(err, errlen, "PROT_NONE counts of a table disagree"), false;
+	if (t->pmd_huge) {
+		struct folio f = page_folio(vma->store, vma->store_pgoff + i0);
+		if (folio_order(f) != HPAGE_PMD_ORDER || (kinds & (kinds - 1)) || (kinds & 8))
+			return snprintf(err, errlen, "a huge PMD over PTEs of different kinds"), false;
+		if (t->pmd_protnone != (kinds == 1))
+			return snprintf(err, errlen, "pmd_protnone disagrees with its PTEs"), false;
+	}
+	return true;
+}
+
+bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
+{
+	uint64_t *used = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
+	uint64_t node_pages = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
+	uint64_t deferred = 0, queued = 0;
+	if (!used)
+		FAIL("out of memory");
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		const struct pglist_data *pg = &s->pgdat[n];
+		uint64_t f = pg->compact_pool;
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			f += pg->nr_free[o] << o;
+		if (f != s->node_free_pages[n])
+			FAIL("node %d: free blocks hold %llu pages, the free count says %llu", n,
+			     (unsigned long long)f, (unsigned long long)s->node_free_pages[n]);
+		queued += pg->split_queue_len;
+	}
+	for (int m = 0; m < s->nr_mms; m++)
+		for (int v = 0; v < s->mms[m].nr_vmas; v++) {
+			const struct vm_area_struct *vma = &s->mms[m].vmas[v];
+			for (uint32_t ti = 0; ti < vma->nr_tables; ti++)
+				if (!check_table(s, vma, ti, used, &deferred, err, errlen)) {
+					free(used);
+					return false;
+				}
+		}
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		if (used[n] + s->pgdat[n].held_pages + s->node_free_pages[n] != node_pages)
+			FAIL("node %d: %llu pages in use and %llu free, of %llu", n,
+			     (unsigned long long)used[n], (unsigned long long)s->node_free_pages[n],
+			     (unsigned long long)node_pages);
+	if (deferred != queued)
+		FAIL("%llu folios flagged on the deferred split queue, the queues count %llu",
+		     (unsigned long long)deferred, (unsigned long long)queued);
+	/* the touch model counts what the bitmaps hold */
+	const struct touch_model *tm = &s->w.touch;
+	uint64_t *pn = calloc(2 * (size_t)tm->nr_groups, sizeof(uint64_t));
+	if (!pn)
+		FAIL("out of memory");
+	for (uint32_t id = 0; id < s->nr_tables; id++) {
+		const struct vm_area_struct *vma = s->table_vma[id];
+		const struct pte_table *t = &vma->tables[id - vma->first_table_id];
+		pn[2 * t->group] += t->nr_protnone_hot;
+		pn[2 * t->group + 1] += t->nr_protnone_cold;
+	}
+	for (uint32_t g = 0; g < tm->nr_groups; g++)
+		if (pn[2 * g] != tm->pn_hot[g] || pn[2 * g + 1] != tm->pn_cold[g]) {
+			snprintf(err, errlen, "touch group %u counts %llu+%llu PROT_NONE pages, its tables hold %llu+%llu",
+				 g, (unsigned long long)tm->pn_hot[g], (unsigned long long)tm->pn_cold[g],
+				 (unsigned long long)pn[2 * g], (unsigned long long)pn[2 * g + 1]);
+			free(pn);
+			free(used);
+			return false;
+		}
+	free(pn);
+	free(used);
+	return true;
+}

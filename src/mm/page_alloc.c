@@ -1,0 +1,94 @@
+/* The buddy allocator as per-order counts of free blocks per node (see
+ * linux/mmzone.h): __rmqueue_smallest and expand for allocations, the
+ * free lists without merging for frees.  node_free_pages[] stays the total
+ * every watermark test reads. */
+#include "linux/mmzone.h"
+#include "kernel/sim.h"
+
+void pgdat_init(struct sim *s)
+{
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		struct pglist_data *pg = &s->pgdat[n];
+		uint64_t pages = s->node_free_pages[n];
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			pg->nr_free[o] = 0;
+		pg->nr_free[PAGEBLOCK_ORDER] = pages >> PAGEBLOCK_ORDER;
+		for (int o = 0; o < PAGEBLOCK_ORDER; o++)
+			if (pages & (1ull << o))
+				pg->nr_free[o]++;
+		pg->kcompactd_max_order = -1;
+	}
+}
+
+/* Split a free block of @from down to @to: the halves not used stay free
+ * (expand). */
+static void expand(struct pglist_data *pg, unsigned from, unsigned to)
+{
+	for (unsigned o = to; o < from; o++)
+		pg->nr_free[o]++;
+}
+
+bool alloc_pages_node(struct sim *s, int nid, unsigned order)
+{
+	struct pglist_data *pg = &s->pgdat[nid];
+	for (unsigned o = order; o < NR_PAGE_ORDERS; o++) {
+		if (!pg->nr_free[o])
+			continue;
+		pg->nr_free[o]--;
+		expand(pg, o, order);
+		s->node_free_pages[nid] -= 1ull << order;
+		return true;
+	}
+	return false;
+}
+
+bool alloc_pages_bulk_node(struct sim *s, int nid, uint64_t nr)
+{
+	struct pglist_data *pg = &s->pgdat[nid];
+	if (s->node_free_pages[nid] < nr)
+		return false;
+	s->node_free_pages[nid] -= nr;
+	for (unsigned o = 0; nr && o < NR_PAGE_ORDERS; o++) {
+		/* whole blocks of this order first, smallest order first */
+		uint64_t take = nr >> o;
+		if (take > pg->nr_free[o])
+			take = pg->nr_free[o];
+		pg->nr_free[o] -= take;
+		nr -= take << o;
+		if (nr && nr < (1ull << o) && pg->nr_free[o]) {
+			/* part of one block: the rest of it stays free as the
+			 * binary pieces of what is left (expand, page by page) */
+			uint64_t rest = (1ull << o) - nr;
+			pg->nr_free[o]--;
+			for (unsigned k = 0; k < o; k++)
+				if (rest & (1ull << k))
+					pg->nr_free[k]++;
+			nr = 0;
+		}
+	}
+	/* the loop always ends with nr == 0: a smaller remainder is taken from
+	 * a larger block, and the total was checked above */
+	return true;
+}
+
+void free_pages_node(struct sim *s, int nid, unsigned order)
+{
+	s->pgdat[nid].nr_free[order]++;
+	s->node_free_pages[nid] += 1ull << order;
+}
+
+bool node_has_free_block(const struct sim *s, int nid, unsigned order)
+{
+	for (unsigned o = order; o < NR_PAGE_ORDERS; o++)
+		if (s->pgdat[nid].nr_free[o])
+			return true;
+	return false;
+}
+
+uint64_t node_hole_pages(const struct sim *s, int nid)
+{
+	uint64_t n = 0;
+	for (unsigned o = 0; o < PAGEBLOCK_ORDER; o++)
+		n += s->pgdat[nid].nr_free[o] << o;
+	return n;
+}
