@@ -215,10 +215,11 @@ static const char seed_compact_text[] =
 
 /* ---- benchmarks (docs/benchmarks.md maps each onto its source) ---------- */
 
-/* The 2-node, 128-core x86 machine autonuma-benchmark results are published
- * on (AMD EPYC Milan, 2 x 64 cores, SMT-2: 256 CPUs; its SLIT says 32
- * across the sockets).  No INVLPGB: flushes by IPIs, as on every kernel
- * before v6.15. */
+/* A 2-node, 128-core x86 machine, the class autonuma-benchmark results are
+ * published on: 2 sockets of 64 cores with SMT-2, 256 CPUs, flushing with
+ * IPIs (no INVLPGB: an Intel Xeon such as the 64-core 8592+; an AMD EPYC of
+ * Zen 3 or later flushes with INVLPGB from v6.15: set
+ * machine.flush_engine = x86-invlpgb). */
 #define MACHINE_2N128                                                                   \
 	"[machine]\n"                                                                   \
 	"# 2 sockets x 1 node x 64 cores x SMT-2 = 256 CPUs, 256 GiB per node.\n"       \
@@ -227,11 +228,12 @@ static const char seed_compact_text[] =
 	"cores_per_node = 64\n"                                                         \
 	"threads_per_core = 2\n"                                                        \
 	"mem_per_node_gib = 256\n"                                                      \
+	"# IPI shootdowns: no INVLPGB (x86-invlpgb for an AMD part on v6.15+).\n"      \
 	"flush_engine = x86-ipi\n"                                                      \
-	"# Zen 3's second-level DTLB: 2048 entries.\n"                                 \
+	"# A Golden Cove core's second-level TLB: 2048 entries.\n"                     \
 	"tlb_entries = 2048\n"                                                          \
 	"hz = 250\n"                                                                    \
-	"distance_remote = 32\n"                                                        \
+	"distance_remote = 21\n"                                                        \
 	"\n"
 
 #define KERNEL_RUN(kernel, secs)                                                        \
@@ -245,8 +247,8 @@ static const char seed_compact_text[] =
 
 /* autonuma-benchmark: every access is a bzero of a 4 KiB page, and all
  * threads stream at once, so a page takes a thread its share of the
- * machine's write bandwidth: ~300 GB/s on 2 x 8 channels of DDR4-3200
- * (410 GB/s peak).  The model has no bandwidth contention of its own
+ * machine's write bandwidth: ~300 GB/s on 2 x 8 channels of DDR5-5600
+ * (717 GB/s peak; streaming writes reach well under half of it).  The model has no bandwidth contention of its own
  * (docs/benchmarks.md): cpu_ns_per_op = 4096 B x threads / 300 GB/s. */
 #define AUTONUMA_COMMON                                                                 \
 	"hot_fraction = 0\n"                                                            \
