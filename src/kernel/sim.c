@@ -332,6 +332,7 @@ int sim_run(struct sim *s)
 			break;
 		if (id == s->timer_account) {
 			workload_account(s, now);
+			workload_phase(s, now);
 			if (s->w.p.work_mops > 0 && sched_exit_done(s, now)) {
 				timeseries_tick(s, now);
 				s->end_ns = now;

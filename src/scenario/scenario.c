@@ -53,7 +53,7 @@ enum key_id {
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
 	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
 	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
-	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK,
+	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK, K_PHASE_EVERY, K_PHASE_SHIFT,
 	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
 	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY,
 	NR_KEYS
@@ -189,6 +189,8 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false },
 	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
 	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
+	[K_PHASE_EVERY] = { "workload", "phase_every_s", KT_DOUBLE, OFF(w.phase_every_s), 0, 1e9, false },
+	[K_PHASE_SHIFT] = { "workload", "phase_shift", KT_INT, OFF(w.phase_shift), 0, MAX_PROCESSES, false },
 	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
 	FRACTION(THP_PARTIAL, thp_partial),
 	[K_THP_PARTIAL_OP] = { "workload", "thp_partial_op", KT_PARTIAL_OP, OFF(w.thp_partial_op),
@@ -1237,6 +1239,14 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 			return vfail(sc, K_MAT, err, errlen, "%g s is not within the run (%g s)",
 				     w->migrate_at_s, sc->duration_s);
 	}
+	if (w->phase_every_s > 0 && (w->threads < 2 || w->private_fraction <= 0 || w->private_access_share <= 0))
+		return vfail(sc, K_PHASE_EVERY, err, errlen, "phases trade the threads' private slices: "
+			     "they need 2 threads or more, private_fraction and private_access_share above 0");
+	if (w->phase_shift && (w->phase_shift % w->threads == 0))
+		return vfail(sc, K_PHASE_SHIFT, err, errlen, "%d is a multiple of the %d threads: "
+			     "every thread would keep its own slice", w->phase_shift, w->threads);
+	if (w->phase_shift && w->phase_every_s <= 0)
+		return vfail(sc, K_PHASE_SHIFT, err, errlen, "phase_shift needs phase_every_s");
 	if ((w->eat_gib > 0 || w->eat_node >= 0) && (w->eat_node < 0 || w->eat_node >= sc->m.nr_nodes))
 		return vfail(sc, K_EAT_NODE, err, errlen, "eat_gib needs eat_node, a node of the "
 			     "machine (0 to %d)", sc->m.nr_nodes - 1);

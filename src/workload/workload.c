@@ -462,6 +462,9 @@ void workload_free(struct sim *s)
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
 	free(s->w.wsize);
+	free(s->w.slice_of);
+	free(s->w.toucher);
+	s->w.slice_of = s->w.toucher = NULL;
 	s->w.class_pages = NULL;
 	s->w.task_rate = s->w.mm_rate = s->w.user_frac = s->w.lat_cache = s->w.wsize = NULL;
 	s->w.lat_stale = NULL;
@@ -530,7 +533,7 @@ static double task_op_ns(struct sim *s, const struct task_struct *t)
 	double share = s->w.slice_pages ? p->private_access_share : 0;
 	double lat = 0;
 	if (share > 0)
-		lat += share * class_latency(s, t->idx, node);
+		lat += share * class_latency(s, s->w.slice_of[t->idx], node);
 	if (share < 1)
 		lat += (1 - share) * class_latency(s, s->nr_tasks + (p->map_shared ? 0 : t->mm->id), node);
 	return p->cpu_ns_per_op + lat;
@@ -570,8 +573,14 @@ int workload_start(struct sim *s)
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
 	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
 	s->w.lat_stale = malloc((size_t)s->w.nr_classes);
-	if (!s->w.lat_cache || !s->w.lat_stale)
+	s->w.slice_of = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.toucher = malloc((size_t)s->nr_tasks * sizeof(int));
+	if (!s->w.lat_cache || !s->w.lat_stale || !s->w.slice_of || !s->w.toucher)
 		return -1;
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.slice_of[i] = s->w.toucher[i] = i;
+	s->w.phase = 0;
+	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
 	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
 	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
@@ -624,6 +633,41 @@ void workload_account(struct sim *s, uint64_t now)
 	refresh_rates(s);
 }
 
+/* A phase: thread j of each process now touches the slice of thread
+ * j + shift (mod threads), the k-th phase k * shift on.  What each task
+ * touched so far is settled (workload_account ran at @now); the slices'
+ * touch processes are redrawn for their new touchers (memorylessness),
+ * and the latency model and rates follow. */
+void workload_phase(struct sim *s, uint64_t now)
+{
+	struct workload *w = &s->w;
+	int threads = w->p.threads;
+	int shift = w->p.phase_shift ? w->p.phase_shift : 1;
+	if (!w->next_phase_ns || now < w->next_phase_ns)
+		return;
+	w->phase++;
+	w->next_phase_ns += (uint64_t)(w->p.phase_every_s * 1e9);
+	for (int m = 0; m < w->p.processes; m++)
+		for (int j = 0; j < threads; j++) {
+			int task = m * threads + j;
+			int slice = m * threads + (int)(((int64_t)j + (int64_t)w->phase * shift) % threads);
+			w->slice_of[task] = slice;
+			w->toucher[slice] = task;
+		}
+	struct touch_model *tm = &w->touch;
+	for (int m = 0; m < w->p.processes; m++)
+		for (int j = 0; j < threads; j++) {
+			int slice = m * threads + j;
+			const struct task_struct *t = &s->tasks[w->toucher[slice]];
+			tm->owner_cpu[slice] = t->state == TASK_ON_CPU ? t->cpu : -1;
+		}
+	refresh_rates(s);
+	sim_enter(s, NULL, now);
+	for (int m = 0; m < w->p.processes; m++)
+		for (int j = 0; j < threads; j++)
+			touch_changed(tm, (uint32_t)(m * threads + j));
+}
+
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int from,
 			 int to, unsigned long nr)
 {
@@ -657,8 +701,8 @@ static void refresh_page_rates(struct sim *s)
 	/* per page of weight 1: the region's touches over its weighted pages;
 	 * after partial unmaps, over the pages still mapped */
 	double f = s->w.unmapped_pages ? 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages : 1;
-	for (int i = 0; i < s->nr_tasks; i++)
-		page_rates(p, s->w.task_rate[i] * p->private_access_share, s->w.wsize[i] * f,
+	for (int i = 0; i < s->nr_tasks; i++) /* slice i, touched by toucher[i] */
+		page_rates(p, s->w.task_rate[s->w.toucher[i]] * p->private_access_share, s->w.wsize[i] * f,
 			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
 		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),

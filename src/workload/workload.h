@@ -95,6 +95,12 @@ struct workload_params {
 	double access_shape;         /* normal: stdev in pages; pareto: alpha */
 	double access_set;           /* share of each region that is touched */
 	double work_mops;            /* operations per thread, millions; 0: a timed run */
+	/* phases: every phase_every_s (0: never), each thread of a process
+	 * starts touching the private slice of the thread phase_shift further
+	 * on (0: the next one, which the scheduler's fork placement started on
+	 * the other node), as a program whose threads trade their data does */
+	double phase_every_s;
+	int phase_shift;
 	double run_ms, sleep_ms;     /* mean run phase (CPU time) and sleep, 0: never sleeps */
 	enum madv_hugepage madv_hugepage;
 	double thp_partial;          /* share of each large folio's pages the partial op touches */
@@ -119,6 +125,10 @@ struct workload {
 	struct touch_model touch;     /* the touch groups (touch.h) */
 	double *wsize;               /* [group]: its pages weighted by access density */
 	uint64_t last_account;       /* ns */
+	int *slice_of;               /* [task]: the private slice it touches (phases) */
+	int *toucher;                /* [slice]: the task touching it */
+	int phase;                   /* phases so far */
+	uint64_t next_phase_ns;      /* 0: no phases */
 	double remote_ns;            /* user time lost to memory beyond local latency */
 	double total_ops;            /* operations completed by all threads */
 	uint64_t populated_pages;    /* first-touched at set-up ... */
@@ -148,6 +158,8 @@ void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
  * CPU), at the memory latency of its current placement. */
 void workload_account(struct sim *s, uint64_t now);
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now);
+/* The next phase, if it is due by @now: threads trade slices (phases). */
+void workload_phase(struct sim *s, uint64_t now);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);

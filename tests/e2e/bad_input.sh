@@ -115,6 +115,12 @@ expect_error policy_unknown "--set: workload.shared_first_touch:" \
     run small --set workload.shared_first_touch=everywhere
 expect_error eat_node_range "workload.eat_node: eat_gib needs eat_node, a node of the machine (0 to 1)" \
     run small --set workload.eat_node=7
+expect_error phase_no_slices "workload.phase_every_s: phases trade the threads' private slices" \
+    run small --set workload.phase_every_s=5 --set workload.private_fraction=0 --set workload.private_access_share=0
+expect_error phase_shift_all "workload.phase_shift: 16 is a multiple of the 16 threads" \
+    run small --set workload.phase_every_s=5 --set workload.phase_shift=16
+expect_error phase_shift_alone "workload.phase_shift: phase_shift needs phase_every_s" \
+    run small --set workload.phase_shift=3
 expect_error ab_balancing "--balancing: 'sideways' is not both, on or off" \
     ab small --kernels v7.3 --balancing sideways
 

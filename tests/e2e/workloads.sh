@@ -51,6 +51,18 @@ awk -v f="$first" -v l="$final" 'BEGIN { exit !(f < 0.7 && l > 0.95) }' ||
 [ "$(jq '.convergence.migrations_settled_s > 0' "$work/il.json")" = true ] ||
     fail "migrations never settled"
 
+# Phases: at 7 s each thread starts touching its neighbour's slice, which
+# the fork placement put on the other node: hint faults turn remote, every
+# page (1 GiB, all private) migrates, and the faults are local again.
+run small --set workload.private_fraction=1 --set workload.private_access_share=1 \
+    --set workload.phase_every_s=7 --duration 13 --json "$work/ph.json" >/dev/null
+jq -e '.timeseries | (.hint_faults_local_per_s[6] == .hint_faults_per_s[6]) and
+       (.hint_faults_local_per_s[7] < 0.5 * .hint_faults_per_s[7]) and
+       ([.migrations_per_s[7:][]] | add == 262144) and ([.migrations_per_s[1:7][]] | add == 0)' \
+    "$work/ph.json" >/dev/null || fail "a phase did not turn faults remote and migrate: $(jq -c '.timeseries | [.hint_faults_local_per_s, .hint_faults_per_s, .migrations_per_s]' "$work/ph.json")"
+jq -e '.convergence | .final_local_fault_share > 0.95 and .migrations_settled_s > 7' "$work/ph.json" \
+    >/dev/null || fail "after the phase the run did not settle local: $(jq -c .convergence "$work/ph.json")"
+
 # Every built-in benchmark scenario runs, shortened.
 for n in seed-remote seed-192 numa01 numa01_THREAD_ALLOC numa02 numa02_SMT pmbench-uniform \
          pmbench-normal pmbench-pareto anon-cow-rand-mt migratepages migratepages-arm64; do

@@ -173,11 +173,15 @@ static enum rule rule_of(const char *section, const char *name, const char **why
 	static const char *const not_yet[] = {
 		"run_ms", "sleep_ms", "access", "access_shape", "access_set", "work_mops",
 		"policy_in_force", "numa_balancing_bind", "eat_node", "eat_gib",
+		"migrate_call", "migrate_process", "migrate_from", "migrate_to", "migrate_at_s",
+		"migrate_every_s", "migrate_back_and_forth", "phase_every_s", "phase_shift",
+		"madv_hugepage", "thp_partial", "thp_partial_op", "thp_partial_pattern",
 	};
 	for (size_t i = 0; !strcmp(section, "workload") && i < ARRAY_SIZE(not_yet); i++)
 		if (!strcmp(name, not_yet[i])) {
-			*why = "numaload's threads touch uniformly, do not sleep, run for run.duration_s "
-			       "and first-touch with local, remote, interleave or node0 only";
+			*why = "numaload's threads touch uniformly with 4 KiB pages, do not sleep or "
+			       "trade slices, make no migration calls, run for run.duration_s and "
+			       "first-touch with local, remote, interleave or node0 only";
 			return R_NEVER;
 		}
 	if (!strcmp(section, "workload") || !strcmp(section, "run"))

@@ -167,8 +167,9 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 		p->run_left = end > now ? end - now : 1;
 		timerq_cancel(&s->e.q, sid);
 	}
-	s->w.touch.owner_cpu[p->idx] = -1;
-	timerq_cancel(&s->e.q, s->w.touch.timer[p->idx]);
+	int slice = s->w.slice_of[p->idx]; /* the slice it touches (workload phases) */
+	s->w.touch.owner_cpu[slice] = -1;
+	timerq_cancel(&s->e.q, s->w.touch.timer[slice]);
 	cpu_rq(s, cpu)->last_task = p;
 	s->cpus[cpu].curr = NULL;
 	s->e.acct[cpu].in_kernel = false;
@@ -229,8 +230,9 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 		task_set_act(s, next, ACT_SYSCALL);
 		timerq_set(&s->e.q, act_timer_id(s, next->idx), a->busy_until);
 	}
-	s->w.touch.owner_cpu[next->idx] = cpu;
-	touch_rearm(&s->w.touch, (uint32_t)next->idx, a->busy_until);
+	int slice = s->w.slice_of[next->idx];
+	s->w.touch.owner_cpu[slice] = cpu;
+	touch_rearm(&s->w.touch, (uint32_t)slice, a->busy_until);
 	schedule_tick(s, next, now);
 	arm_run_phase(s, next, now);
 	arm_resched(s, cpu, now);

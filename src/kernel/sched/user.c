@@ -15,7 +15,7 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 
 	sim_enter(s, NULL, now);
 	if (slice) {
-		uint64_t busy = task_busy_end(s, &s->tasks[g], now);
+		uint64_t busy = task_busy_end(s, &s->tasks[s->w.toucher[g]], now);
 		if (busy) {
 			/* in the kernel: its touches resume when it leaves, and
 			 * by memorylessness the next one is a fresh draw from then */
@@ -25,7 +25,7 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	}
 	struct touch_pick pick;
 	touch_pick(tm, g, slice ? 0 : (uint64_t)s->w.p.threads, &pick);
-	int who = slice ? (int)g : (int)(g - tm->nr_slices) * s->w.p.threads + (int)pick.toucher;
+	int who = slice ? s->w.toucher[g] : (int)(g - tm->nr_slices) * s->w.p.threads + (int)pick.toucher;
 	/* Thinning: the draw used the threads' full rate; a thread touches
 	 * memory only for the share of time interrupt handlers leave it, and
 	 * not at all while it is inside a kernel path. */
