@@ -138,13 +138,16 @@ static const struct patch_def patches[] = {
 	{ "arm64-pending-flush", "4b634918384c (v6.16, also in stable 6.6.y/6.12.y): arm64 flush_tlb_batched_pending flushes the mm", patch_arm64_pending_flush },
 };
 
-/* What `numasim kernels` shows of each base: the switches, by field. */
+/* Every switch by field: `numasim kernels` shows the bases' (not the
+ * switches only patches set), results record them all. */
 struct switch_def {
 	const char *name;
 	size_t off;
+	bool patch_only;
 };
 
-#define SW(f) { #f, offsetof(struct kernel_config, f) }
+#define SW(f) { #f, offsetof(struct kernel_config, f), false }
+#define PATCH_SW(f) { #f, offsetof(struct kernel_config, f), true }
 static const struct switch_def switches[] = {
 	SW(numa_delay_mapping), SW(migrate_batch_flush), SW(ubc_accessible_gate),
 	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
@@ -156,8 +159,12 @@ static const struct switch_def switches[] = {
 	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
 	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
 	SW(compact_large_folios),
+	PATCH_SW(single_folio_v1), PATCH_SW(single_folio_v2), PATCH_SW(flush_side),
 };
 #undef SW
+#undef PATCH_SW
+_Static_assert(sizeof(struct kernel_config) == 96 + sizeof(switches) / sizeof(switches[0]) * sizeof(bool),
+	       "struct kernel_config changed: add the switch to switches[] in variants.c");
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -280,6 +287,8 @@ void kernel_variants_print(void)
 		printf(" %-6s", bases[b].name);
 	printf("\n");
 	for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
+		if (switches[i].patch_only)
+			continue;
 		printf("  %-26s", switches[i].name);
 		for (size_t b = 0; b < ARRAY_SIZE(bases); b++) {
 			struct kernel_config k;
@@ -291,37 +300,17 @@ void kernel_variants_print(void)
 	}
 }
 
-/* Every switch by name, for results to record what a kernel name meant:
- * the bases' (above) and the patches'. */
-static const struct switch_def all_switches[] = {
-#define SW(f) { #f, offsetof(struct kernel_config, f) }
-	SW(numa_delay_mapping), SW(migrate_batch_flush), SW(ubc_accessible_gate),
-	SW(vma_scan_filter), SW(flush_pending_dsb_only), SW(arm64_batched_unmap),
-	SW(riscv_batched_unmap), SW(riscv_pte_accessible), SW(x86_invlpgb),
-	SW(lazy_mm_cpumask), SW(sis_util), SW(imb_numa_nr), SW(eevdf), SW(base_slice_700us),
-	SW(weighted_interleave),
-	SW(thp_numa_generic), SW(thp_migrate_refuse_shared), SW(huge_pmd_immediate_flush),
-	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
-	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
-	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
-	SW(compact_large_folios),
-	SW(single_folio_v1), SW(single_folio_v2), SW(flush_side),
-#undef SW
-};
-_Static_assert(sizeof(struct kernel_config) == 96 + ARRAY_SIZE(all_switches) * sizeof(bool),
-	       "struct kernel_config changed: add the switch to all_switches[] in variants.c");
-
 int kernel_nr_switches(void)
 {
-	return (int)ARRAY_SIZE(all_switches);
+	return (int)ARRAY_SIZE(switches);
 }
 
 const char *kernel_switch_name(int i)
 {
-	return all_switches[i].name;
+	return switches[i].name;
 }
 
 bool kernel_switch_on(const struct kernel_config *k, int i)
 {
-	return *(const bool *)((const char *)k + all_switches[i].off);
+	return *(const bool *)((const char *)k + switches[i].off);
 }
