@@ -66,6 +66,10 @@ struct machine {
 	bool arm64_repeat_tlbi;      /* ARM64_WORKAROUND_REPEAT_TLBI: no batched unmap flush */
 	bool arm64_tlbi_range;       /* FEAT_TLBIRANGE: range TLBIs in __flush_tlb_range */
 	double cpu_ghz;              /* core clock under load: ns -> cycles in reports */
+	/* memory bandwidth, bytes/s / 1e9; 0: unlimited.  Above it a node's
+	 * (or the sockets' link's) accesses queue: workload/workload.c */
+	double mem_bw_gbs;           /* per node */
+	double link_bw_gbs;          /* all traffic between sockets, both ways */
 	struct cost_model cost;
 };
 
@@ -88,6 +92,11 @@ static inline int machine_cpu_node(const struct machine *m, int cpu)
 static inline double machine_mem_latency(const struct machine *m, int from, int to)
 {
 	return m->cost.dram_local_ns * m->distance[from][to] / 10.0;
+}
+
+static inline int machine_node_socket(const struct machine *m, int node)
+{
+	return node / m->nodes_per_socket;
 }
 
 /* Cost of refilling a full TLB after a flush. */

@@ -130,6 +130,16 @@ static void text_convergence(const struct sim *s, FILE *out)
 	double f = final_local_share(s);
 	if (f >= 0)
 		fprintf(out, "  %-18s %.1f%% local over the last tenth of the run\n", "hint faults", 100 * f);
+	/* the bandwidth roofline (workload.c): how long a node (or the
+	 * sockets' link) ran at its capacity, and its accesses' worst stretch */
+	for (int n = 0; s->w.sat_ns && n <= s->m.nr_nodes; n++)
+		if (s->w.sat_ns[n] > 0) {
+			char what[32];
+			snprintf(what, sizeof(what), n < s->m.nr_nodes ? "node %d" : "the link", n);
+			fprintf(out, "  %-18s %s at its %g GB/s for %.2f s (latency up to %.2fx)\n",
+				"memory bandwidth", what, n < s->m.nr_nodes ? s->m.mem_bw_gbs : s->m.link_bw_gbs,
+				s->w.sat_ns[n] / 1e9, s->w.peak_q[n]);
+		}
 }
 
 static json_t *json_convergence(const struct sim *s)
@@ -139,6 +149,13 @@ static json_t *json_convergence(const struct sim *s)
 	json_object_set_new(o, "migrations_settled_s", m >= 0 ? json_real(m) : json_null());
 	json_object_set_new(o, "task_node_moves_settled_s", t >= 0 ? json_real(t) : json_null());
 	json_object_set_new(o, "final_local_fault_share", f >= 0 ? json_real(f) : json_null());
+	json_t *sat = json_array(), *peak = json_array();
+	for (int n = 0; s->w.sat_ns && n <= s->m.nr_nodes; n++) {
+		json_array_append_new(sat, json_real(s->w.sat_ns[n] / 1e9));
+		json_array_append_new(peak, json_real(s->w.peak_q[n] > 1 ? s->w.peak_q[n] : 1));
+	}
+	json_object_set_new(o, "bandwidth_limited_s", sat);      /* per node, then the link */
+	json_object_set_new(o, "bandwidth_peak_stretch", peak);
 	return o;
 }
 

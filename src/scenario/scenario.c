@@ -41,7 +41,7 @@
 
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
-	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_TLBI_RANGE, K_CPU_GHZ,
+	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_TLBI_RANGE, K_CPU_GHZ, K_MEM_BW, K_LINK_BW,
 #define COST_ID(f) K_COST_##f,
 	COST_FIELDS(COST_ID)
 #undef COST_ID
@@ -51,7 +51,7 @@ enum key_id {
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
 	K_HOT_FRACTION, K_HOT_SHARE, K_CPU_NS, K_SHARED_FT,
 	K_PRIVATE_FT, K_MAP_SHARED, K_SPREAD_SHARED, K_MAIN_WORKS, K_VMA_MIB,
-	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK,
+	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK, K_BYTES_PER_OP,
 	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
 	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK, K_PHASE_EVERY, K_PHASE_SHIFT,
 	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
@@ -127,6 +127,8 @@ static const struct key_def keys[NR_KEYS] = {
 	MACHINE(TLB_ENTRIES, tlb_entries, 1, 1 << 24),
 	MACHINE(HZ, hz, 1, 100000),
 	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true },
+	[K_MEM_BW] = { "machine", "mem_bw_gbs", KT_DOUBLE, OFF(m.mem_bw_gbs), 0, 1e6, false },
+	[K_LINK_BW] = { "machine", "link_bw_gbs", KT_DOUBLE, OFF(m.link_bw_gbs), 0, 1e6, false },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
 			    0, 0, false },
 	[K_TLBI_RANGE] = { "machine", "arm64_tlbi_range", KT_BOOL, OFF(m.arm64_tlbi_range),
@@ -178,6 +180,7 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
 	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
 	[K_WORK] = { "workload", "work_mops", KT_DOUBLE, OFF(w.work_mops), 0, 1e12, false },
+	[K_BYTES_PER_OP] = { "workload", "bytes_per_op", KT_DOUBLE, OFF(w.bytes_per_op), 1, 1 << 21, false },
 	[K_POLICY_IN_FORCE] = { "workload", "policy_in_force", KT_BOOL, OFF(w.policy_in_force), 0, 0, false },
 	[K_NB_BIND] = { "workload", "numa_balancing_bind", KT_BOOL, OFF(w.numa_balancing_bind), 0, 0, false },
 	[K_EAT_NODE] = { "workload", "eat_node", KT_INT, OFF(w.eat_node), -1, 63, false },

@@ -68,6 +68,7 @@ void workload_defaults(struct workload_params *p)
 	p->cpu_ns_per_op = 100;
 	p->access = ACCESS_UNIFORM;
 	p->access_set = 1;
+	p->bytes_per_op = 64; /* one cache line */
 	p->main_thread_works = true;
 	p->shared_first_touch.mode = FT_INTERLEAVE;
 	p->private_first_touch.mode = FT_LOCAL;
@@ -464,6 +465,11 @@ void workload_free(struct sim *s)
 	free(s->w.wsize);
 	free(s->w.slice_of);
 	free(s->w.toucher);
+	free(s->w.frac_cache);
+	free(s->w.mem_q);
+	free(s->w.sat_ns);
+	free(s->w.peak_q);
+	s->w.frac_cache = s->w.mem_q = s->w.sat_ns = s->w.peak_q = NULL;
 	s->w.slice_of = s->w.toucher = NULL;
 	s->w.class_pages = NULL;
 	s->w.task_rate = s->w.mm_rate = s->w.user_frac = s->w.lat_cache = s->w.wsize = NULL;
@@ -493,16 +499,33 @@ void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
  * workload_page_moved marks a class stale). */
 static double class_latency_compute(struct sim *s, int cls, int node);
 
+static void class_frac_compute(struct sim *s, int cls, double *frac);
+
+static void class_refresh(struct sim *s, int cls)
+{
+	if (!s->w.lat_stale[cls])
+		return;
+	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
+	class_frac_compute(s, cls, &s->w.frac_cache[row]);
+	s->w.lat_stale[cls] = 0;
+}
+
 static double class_latency(struct sim *s, int cls, int node)
 {
-	double *c = &s->w.lat_cache[(size_t)cls * (size_t)s->m.nr_nodes + (size_t)node];
-	if (s->w.lat_stale[cls]) {
-		for (int n = 0; n < s->m.nr_nodes; n++)
-			s->w.lat_cache[(size_t)cls * (size_t)s->m.nr_nodes + (size_t)n] =
-				class_latency_compute(s, cls, n);
-		s->w.lat_stale[cls] = 0;
-	}
-	return *c;
+	class_refresh(s, cls);
+	return s->w.lat_cache[(size_t)cls * (size_t)s->m.nr_nodes + (size_t)node];
+}
+
+/* The loaded latency's stretch from a CPU on @from to memory on @to: the
+ * node's queue, and the sockets' link's if the access crosses it. */
+static double mem_stretch(const struct sim *s, int from, int to)
+{
+	double q = s->w.mem_q[to];
+	if (machine_node_socket(&s->m, from) != machine_node_socket(&s->m, to))
+		q *= s->w.link_q;
+	return q;
 }
 
 static double class_latency_compute(struct sim *s, int cls, int node)
@@ -514,12 +537,28 @@ static double class_latency_compute(struct sim *s, int cls, int node)
 		double l = 0;
 		for (int k = 0; k < s->m.nr_nodes; k++) {
 			total += n[k];
-			l += (double)n[k] * machine_mem_latency(&s->m, node, k);
+			l += (double)n[k] * (machine_mem_latency(&s->m, node, k) * mem_stretch(s, node, k));
 		}
 		if (total)
 			lat += (hot ? p->hot_access_share : 1 - p->hot_access_share) * l / (double)total;
 	}
 	return lat;
+}
+
+/* The share of class @cls's touches that land on each node. */
+static void class_frac_compute(struct sim *s, int cls, double *frac)
+{
+	const struct workload_params *p = &s->w.p;
+	for (int k = 0; k < s->m.nr_nodes; k++)
+		frac[k] = 0;
+	for (int hot = 0; hot < 2; hot++) {
+		uint64_t *n = class_nodes(&s->w, cls, hot), total = 0;
+		for (int k = 0; k < s->m.nr_nodes; k++)
+			total += n[k];
+		double share = hot ? p->hot_access_share : 1 - p->hot_access_share;
+		for (int k = 0; total && k < s->m.nr_nodes; k++)
+			frac[k] += share * (double)n[k] / (double)total;
+	}
 }
 
 /* Expected nanoseconds per operation of task @p now: compute plus the
@@ -547,8 +586,88 @@ static double task_op_ns_local(struct sim *s)
 static void refresh_page_rates(struct sim *s);
 static int build_groups(struct sim *s);
 
+/* ---- memory bandwidth ------------------------------------------------------
+ *
+ * machine.mem_bw_gbs bounds each node's memory traffic, machine.link_bw_gbs
+ * the traffic between sockets.  Each operation moves workload.bytes_per_op
+ * bytes, split over the nodes as its touches are.  When the running
+ * threads ask more of a node than it has, its accesses queue: their latency
+ * stretches by mem_q[node] (and a crossing access by link_q) until the
+ * demand at the slowed rates equals the capacity -- a roofline, no
+ * queueing below it, so a machine that is not saturated runs as if
+ * bandwidth were unlimited.  Solved at every rate refresh from the last
+ * solution: q <- max(1, q * demand / capacity) converges monotonically,
+ * since a task's demand falls as its stretched latency grows. */
+
+static bool bandwidth_limited(const struct sim *s)
+{
+	return s->m.mem_bw_gbs > 0 || s->m.link_bw_gbs > 0;
+}
+
+/* Task @t's bytes per second on each node and across the sockets at the
+ * current stretches. */
+static void task_demand(struct sim *s, const struct task_struct *t, double *node_bps, double *link_bps)
+{
+	const struct workload_params *p = &s->w.p;
+	int node = s->cpus[t->cpu].node;
+	double bps = 1e9 / task_op_ns(s, t) * p->bytes_per_op;
+	double share = s->w.slice_pages ? p->private_access_share : 0;
+	int slice = s->w.slice_of[t->idx], shared = s->nr_tasks + (p->map_shared ? 0 : t->mm->id);
+	class_refresh(s, slice);
+	class_refresh(s, shared);
+	const double *fs = &s->w.frac_cache[(size_t)slice * (size_t)s->m.nr_nodes];
+	const double *fr = &s->w.frac_cache[(size_t)shared * (size_t)s->m.nr_nodes];
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		double b = bps * (share * fs[n] + (1 - share) * fr[n]);
+		node_bps[n] += b;
+		if (machine_node_socket(&s->m, node) != machine_node_socket(&s->m, n))
+			*link_bps += b;
+	}
+}
+
+#define BW_MAX_ROUNDS 200
+#define BW_TOLERANCE 1e-4
+
+/* A stretch's next value; true if it moved. */
+static bool bw_step(double *q, double demand, double capacity_gbs)
+{
+	if (capacity_gbs <= 0)
+		return false;
+	double next = *q * demand / (capacity_gbs * 1e9);
+	if (next < 1)
+		next = 1;
+	bool moved = fabs(next - *q) > BW_TOLERANCE * *q;
+	*q = next;
+	return moved;
+}
+
+static void solve_bandwidth(struct sim *s)
+{
+	int nodes = s->m.nr_nodes;
+	double node_bps[MAX_NUMNODES];
+	for (int round = 0; round < BW_MAX_ROUNDS; round++) {
+		double link_bps = 0;
+		for (int n = 0; n < nodes; n++)
+			node_bps[n] = 0;
+		for (int i = 0; i < s->nr_tasks; i++) {
+			const struct task_struct *t = &s->tasks[i];
+			if (!t->syscall_caller && t->state == TASK_ON_CPU)
+				task_demand(s, t, node_bps, &link_bps);
+		}
+		bool moved = false;
+		for (int n = 0; n < nodes; n++)
+			moved |= bw_step(&s->w.mem_q[n], node_bps[n], s->m.mem_bw_gbs);
+		moved |= bw_step(&s->w.link_q, link_bps, s->m.link_bw_gbs);
+		if (!moved)
+			return;
+		memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes); /* the stretches changed */
+	}
+}
+
 static void refresh_rates(struct sim *s)
 {
+	if (bandwidth_limited(s))
+		solve_bandwidth(s);
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
@@ -573,6 +692,15 @@ int workload_start(struct sim *s)
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
 	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
 	s->w.lat_stale = malloc((size_t)s->w.nr_classes);
+	s->w.frac_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
+	s->w.mem_q = malloc((size_t)s->m.nr_nodes * sizeof(double));
+	s->w.sat_ns = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
+	s->w.peak_q = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
+	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q)
+		return -1;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		s->w.mem_q[n] = 1;
+	s->w.link_q = 1;
 	s->w.slice_of = malloc((size_t)s->nr_tasks * sizeof(int));
 	s->w.toucher = malloc((size_t)s->nr_tasks * sizeof(int));
 	if (!s->w.lat_cache || !s->w.lat_stale || !s->w.slice_of || !s->w.toucher)
@@ -629,6 +757,18 @@ void workload_account(struct sim *s, uint64_t now)
 	for (int i = 0; i < s->nr_tasks; i++)
 		if (s->tasks[i].state == TASK_ON_CPU)
 			workload_account_task(s, &s->tasks[i], now);
+	/* time spent at a bandwidth limit, for the report */
+	double dt = (double)(now - s->w.last_account);
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		if (s->w.mem_q[n] > 1) {
+			s->w.sat_ns[n] += dt;
+			s->w.peak_q[n] = s->w.mem_q[n] > s->w.peak_q[n] ? s->w.mem_q[n] : s->w.peak_q[n];
+		}
+	if (s->w.link_q > 1) {
+		s->w.sat_ns[s->m.nr_nodes] += dt;
+		s->w.peak_q[s->m.nr_nodes] = s->w.link_q > s->w.peak_q[s->m.nr_nodes] ? s->w.link_q
+										: s->w.peak_q[s->m.nr_nodes];
+	}
 	s->w.last_account = now;
 	refresh_rates(s);
 }

@@ -95,6 +95,7 @@ struct workload_params {
 	double access_shape;         /* normal: stdev in pages; pareto: alpha */
 	double access_set;           /* share of each region that is touched */
 	double work_mops;            /* operations per thread, millions; 0: a timed run */
+	double bytes_per_op;         /* memory traffic of one operation (bandwidth model) */
 	/* phases: every phase_every_s (0: never), each thread of a process
 	 * starts touching the private slice of the thread phase_shift further
 	 * on (0: the next one, which the scheduler's fork placement started on
@@ -121,6 +122,11 @@ struct workload {
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
 	double *lat_cache;           /* [class][node]: class_latency */
+	double *frac_cache;          /* [class][node]: share of its touches on each node */
+	double *mem_q;               /* [node]: latency stretch of its loaded memory (>= 1) */
+	double link_q;               /* ... of the link between the sockets */
+	double *sat_ns;              /* [node, then the link]: time at its bandwidth limit */
+	double *peak_q;              /* [node, then the link]: the largest stretch */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
 	struct touch_model touch;     /* the touch groups (touch.h) */
 	double *wsize;               /* [group]: its pages weighted by access density */

@@ -121,6 +121,8 @@ expect_error phase_shift_all "workload.phase_shift: 16 is a multiple of the 16 t
     run small --set workload.phase_every_s=5 --set workload.phase_shift=16
 expect_error phase_shift_alone "workload.phase_shift: phase_shift needs phase_every_s" \
     run small --set workload.phase_shift=3
+expect_error mem_bw_negative "--set: machine.mem_bw_gbs: -1 is out of range" run small --set machine.mem_bw_gbs=-1
+expect_error bytes_per_op_zero "--set: workload.bytes_per_op: 0 is out of range" run small --set workload.bytes_per_op=0
 expect_error ab_balancing "--balancing: 'sideways' is not both, on or off" \
     ab small --kernels v7.3 --balancing sideways
 

@@ -63,6 +63,17 @@ jq -e '.timeseries | (.hint_faults_local_per_s[6] == .hint_faults_per_s[6]) and
 jq -e '.convergence | .final_local_fault_share > 0.95 and .migrations_settled_s > 7' "$work/ph.json" \
     >/dev/null || fail "after the phase the run did not settle local: $(jq -c .convergence "$work/ph.json")"
 
+# Memory bandwidth: every slice first touched on node 0, whose 40 GB/s the
+# 16 streaming threads (4 KiB an operation) oversubscribe; balancing moves
+# half the slices to node 1 and the fixed work ends a quarter sooner.
+"$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 30 --set workload.work_mops=3 \
+    --set workload.private_fraction=1 --set workload.private_access_share=1 \
+    --set workload.private_first_touch=node0 --set workload.bytes_per_op=4096 \
+    --set workload.cpu_ns_per_op=300 --set machine.mem_bw_gbs=40 --set machine.link_bw_gbs=40 \
+    --json "$work/bw.json" >/dev/null 2>&1 || fail "bandwidth ab failed"
+jq -e '.kernels["v7.3"] | .elapsed_s[0] < 0.85 * .elapsed_off_s[0]' "$work/bw.json" >/dev/null ||
+    fail "balancing did not relieve a saturated node: $(jq -c '.kernels["v7.3"] | [.elapsed_s, .elapsed_off_s]' "$work/bw.json")"
+
 # Every built-in benchmark scenario runs, shortened.
 for n in seed-remote seed-192 numa01 numa01_THREAD_ALLOC numa02 numa02_SMT pmbench-uniform \
          pmbench-normal pmbench-pareto anon-cow-rand-mt migratepages migratepages-arm64; do

@@ -175,7 +175,7 @@ static enum rule rule_of(const char *section, const char *name, const char **why
 		"policy_in_force", "numa_balancing_bind", "eat_node", "eat_gib",
 		"migrate_call", "migrate_process", "migrate_from", "migrate_to", "migrate_at_s",
 		"migrate_every_s", "migrate_back_and_forth", "phase_every_s", "phase_shift",
-		"madv_hugepage", "thp_partial", "thp_partial_op", "thp_partial_pattern",
+		"madv_hugepage", "thp_partial", "thp_partial_op", "thp_partial_pattern", "bytes_per_op",
 	};
 	for (size_t i = 0; !strcmp(section, "workload") && i < ARRAY_SIZE(not_yet); i++)
 		if (!strcmp(name, not_yet[i])) {
