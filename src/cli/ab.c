@@ -8,6 +8,7 @@
  * pool of threads; every run is deterministic and lands in its own slot, so
  * the output does not depend on the number of threads. */
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -334,23 +335,24 @@ static bool versus_shown(const struct ab *ab, enum versus v)
 	return true;
 }
 
-/* Kernel k against the first kernel on the seed of pair p. */
+/* Kernel k against the first kernel on the seed of pair p; NAN where the
+ * first kernel's figure is 0 (no ratio). */
 static double versus_value(struct ab *ab, enum versus v, int k, int p)
 {
 	const struct run_result *a = main_run(ab, 0, p), *b = main_run(ab, k, p);
 	double ta = a->sim_s > 0 ? a->ops / a->sim_s : 0, tb = b->sim_s > 0 ? b->ops / b->sim_s : 0;
 	switch (v) {
 	case VS_THROUGHPUT:
-		return ta > 0 ? tb / ta - 1 : 0;
+		return ta > 0 ? tb / ta - 1 : NAN;
 	case VS_ELAPSED:
-		return a->sim_s > 0 ? b->sim_s / a->sim_s - 1 : 0;
+		return a->sim_s > 0 ? b->sim_s / a->sim_s - 1 : NAN;
 	case VS_TLB_IRQS:
-		return a->tlb_irqs ? (double)b->tlb_irqs / (double)a->tlb_irqs : 0;
+		return a->tlb_irqs ? (double)b->tlb_irqs / (double)a->tlb_irqs : NAN;
 	case VS_CALL_RATE:
 		return a->call_pages > 0 && b->call_s > 0 ? (b->call_pages / b->call_s) / (a->call_pages / a->call_s)
-							  : 0;
+							  : NAN;
 	default:
-		return 0;
+		return NAN;
 	}
 }
 
@@ -364,13 +366,17 @@ static void print_versus(struct ab *ab)
 		printf("%-42s %-22s", versus_defs[v].label, "-");
 		for (int k = 1; k < ab->nr_kernels; k++) {
 			double lo = 0, hi = 0;
+			bool none = false;
 			for (int p = 0; p < ab->pairs; p++) {
 				double x = versus_value(ab, (enum versus)v, k, p);
+				none |= isnan(x);
 				lo = !p || x < lo ? x : lo;
 				hi = !p || x > hi ? x : hi;
 			}
 			char buf[64];
-			if (versus_defs[v].percent)
+			if (none)
+				snprintf(buf, sizeof(buf), "- (no figure to compare)");
+			else if (versus_defs[v].percent)
 				snprintf(buf, sizeof(buf), "%+.1f%%..%+.1f%%", 100 * lo, 100 * hi);
 			else
 				snprintf(buf, sizeof(buf), "%.2f-%.2fx", lo, hi);
@@ -436,8 +442,10 @@ static void print_table(struct ab *ab)
 static json_t *per_pair(struct ab *ab, int k, double (*value)(struct ab *, int, int, int), int what)
 {
 	json_t *arr = json_array();
-	for (int p = 0; p < ab->pairs; p++)
-		json_array_append_new(arr, json_real(value(ab, what, k, p)));
+	for (int p = 0; p < ab->pairs; p++) {
+		double x = value(ab, what, k, p);
+		json_array_append_new(arr, isfinite(x) ? json_real(x) : json_null());
+	}
 	return arr;
 }
 
