@@ -32,5 +32,7 @@ int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
 int plot_script(int nfiles, char **paths, const char *out, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
+extern const char sweep_usage[];
+int cmd_sweep(int argc, char **argv);      /* src/cli/sweep.c */
 
 #endif

@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
 	"  plot RESULT.json... -o FILE   time series and A/B figures with gnuplot\n"
 	"  compare A.json B.json...      mmtests-style comparison of runs\n"
+	"  sweep SPEC                    a sweep file's points (kernels x grids x seeds)\n"
+	"                                into a directory; 'sweep collect DIR'\n"
 	"  scenarios                     list the built-in scenarios\n"
 	"  kernels                       list the kernel bases and patches\n"
 	"  show SCENARIO                 print a built-in scenario's INI text\n"
@@ -416,6 +418,7 @@ static const struct command commands[] = {
 	{ "timeline", cmd_timeline, timeline_usage },
 	{ "plot", cmd_plot, plot_usage },
 	{ "compare", cmd_compare, compare_usage },
+	{ "sweep", cmd_sweep, sweep_usage },
 	{ "scenarios", cmd_scenarios, scenarios_usage },
 	{ "kernels", cmd_kernels, kernels_usage },
 	{ "show", cmd_show, show_usage },
