@@ -64,7 +64,9 @@ const char sweep_usage[] =
 	"\n"
 	"collect DIR: the results of DIR's points into DIR/results.csv (a row per\n"
 	"point: kernel, seed, balancing, the grid's keys, the vmstat counters and\n"
-	"figures); points without a result are counted and left out.\n"
+	"figures) and DIR/compare.txt ('numasim compare DIR': per grid value and\n"
+	"balancing, kernels as columns, seeds as samples); points without a result\n"
+	"are counted and left out.\n"
 	"\n"
 	"Exit status: 0 done, 2 bad input (the sweep file, options; nothing run or\n"
 	"written), 1 a point failed or an output could not be written.\n";
@@ -409,16 +411,7 @@ static const char *key_json_name(int k, char *buf, size_t len)
 	return !strncmp(shown, sec, n) && shown[n] == '.' ? shown + n + 1 : shown;
 }
 
-struct manifest {
-	json_t *doc;
-	const json_t *points;
-	int grid_key[SWEEP_MAX_GRID];
-	const char *grid_name[SWEEP_MAX_GRID];
-	int nr_grid;
-};
-
-/* DIR/manifest.json, checked as data: ids are ids, keys are scenario keys. */
-static int load_manifest(const char *dir, struct manifest *m, char *err, size_t errlen)
+int sweep_manifest_load(const char *dir, struct sweep_manifest *m, char *err, size_t errlen)
 {
 	char path[OUTFILE_PATH_MAX], *text;
 	size_t len;
@@ -464,8 +457,7 @@ static int load_manifest(const char *dir, struct manifest *m, char *err, size_t 
 	return 0;
 }
 
-/* Point @k's result, or NULL: 0 no result, 1 loaded, -1 bad (@err). */
-static int load_point(const char *dir, const char *id, size_t k, json_t **doc, char *err, size_t errlen)
+int sweep_result_load(const char *dir, const char *id, size_t k, json_t **doc, char *err, size_t errlen)
 {
 	char name[64], path[OUTFILE_PATH_MAX];
 	struct stat st;
@@ -491,7 +483,7 @@ static int load_point(const char *dir, const char *id, size_t k, json_t **doc, c
 	return 1;
 }
 
-static int write_csv_row(FILE *f, const struct manifest *m, size_t k, const char *id, const json_t *doc,
+static int write_csv_row(FILE *f, const struct sweep_manifest *m, size_t k, const char *id, const json_t *doc,
 			 char *err, size_t errlen)
 {
 	const json_t *sc = json_object_get(doc, "scenario");
@@ -576,9 +568,9 @@ static int cmd_collect(int argc, char **argv)
 		fprintf(stderr, "numasim sweep collect: the path is too long\n");
 		return EXIT_INPUT;
 	}
-	struct manifest m = { 0 };
+	struct sweep_manifest m = { 0 };
 	struct outfile o = { .slot = -1 };
-	if (load_manifest(dir, &m, err, sizeof(err))) {
+	if (sweep_manifest_load(dir, &m, err, sizeof(err))) {
 		cli_error("numasim sweep collect: ", err);
 		json_decref(m.doc);
 		return EXIT_INPUT;
@@ -603,7 +595,7 @@ static int cmd_collect(int argc, char **argv)
 	json_array_foreach(m.points, k, x) {
 		const char *id = json_string_value(json_object_get(x, "id"));
 		json_t *doc;
-		int got = load_point(dir, id, k, &doc, err, sizeof(err));
+		int got = sweep_result_load(dir, id, k, &doc, err, sizeof(err));
 		if (got < 0 || (got && write_csv_row(o.f, &m, k, id, doc, err, sizeof(err)))) {
 			cli_error("numasim sweep collect: ", err);
 			json_decref(doc);
@@ -614,15 +606,32 @@ static int cmd_collect(int argc, char **argv)
 		have += got;
 		missing += !got;
 	}
-	if (rc)
-		outfile_discard(&o);
-	else if (outfile_commit(&o, err, sizeof(err))) {
+	/* the mmtests layout of 'numasim compare DIR' beside it */
+	struct outfile t = { .slot = -1 };
+	char tpath[OUTFILE_PATH_MAX];
+	path_in(dir, "compare.txt", tpath, sizeof(tpath));
+	if (!rc && have && outfile_open(&t, "collect", tpath, err, sizeof(err))) {
 		cli_error("numasim sweep collect: ", err);
 		rc = 1;
+	}
+	if (!rc && have && (rc = compare_sweep_dir(dir, t.f)) != 0)
+		outfile_discard(&t);
+	if (rc) {
+		outfile_discard(&o);
+	} else {
+		struct outfile both[2] = { o, t };
+		if (outfile_commit_group(both, have ? 2 : 1, err, sizeof(err))) {
+			cli_error("numasim sweep collect: ", err);
+			rc = 1;
+		}
 	}
 	if (!rc && !quiet) {
 		fprintf(stderr, "collected %d point%s into ", have, have == 1 ? "" : "s");
 		fputs_escaped(path, stderr);
+		if (have) {
+			fputs(" and ", stderr);
+			fputs_escaped(tpath, stderr);
+		}
 		if (missing)
 			fprintf(stderr, " (%d point%s without a result: not run yet)", missing,
 				missing == 1 ? "" : "s");

@@ -98,4 +98,23 @@ int sweep_scenario_id(const struct scenario *sc, char id[SWEEP_ID_LEN + 1]);
 /* Is @s an id (SWEEP_ID_LEN lower-case hex digits)? */
 bool sweep_is_id(const char *s);
 
+/* ---- a sweep's directory, read back (collect, compare) ---------------------- */
+
+#include <jansson.h>
+
+struct sweep_manifest {
+	json_t *doc;                         /* DIR/manifest.json (json_decref it) */
+	const json_t *points;                /* its "points" array */
+	int grid_key[SWEEP_MAX_GRID];        /* scenario key indexes */
+	const char *grid_name[SWEEP_MAX_GRID];
+	int nr_grid;
+};
+
+/* DIR/manifest.json, checked as data: every point's id is an id, every
+ * grid key a scenario key.  0, or -1 with @err (m->doc may need freeing). */
+int sweep_manifest_load(const char *dir, struct sweep_manifest *m, char *err, size_t errlen);
+/* Point @k's result, DIR/points/@id.json: 0 none, 1 loaded into *doc (a
+ * run result recording @id), -1 anything else (@err). */
+int sweep_result_load(const char *dir, const char *id, size_t k, json_t **doc, char *err, size_t errlen);
+
 #endif

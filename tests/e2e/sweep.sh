@@ -112,6 +112,7 @@ head -1 s.sweep/results.csv | grep -q '^index,id,kernel,seed,balancing,numa_bala
     fail "results.csv has no grid column"
 grep -q "^1,[0-9a-f]*,v7.3,1,off,64,1.5," s.sweep/results.csv || fail "row 1 is not v7.3 seed 1 off 64"
 "$NUMASIM" sweep collect one 2>c1.err || fail "collect of a partial sweep failed"
+[[ -f s.sweep/compare.txt ]] || fail "collect wrote no compare.txt"
 grep -q 'collected 1 point .*15 points without a result' c1.err || fail "collect did not count the missing points"
 [[ $(wc -l <one/results.csv) -eq 2 ]] || fail "partial results.csv is not a header and a row"
 # collect refuses results that are not the point's, and a manifest that is not one
@@ -126,6 +127,32 @@ grep -q "point 0 has no id" b.err || fail "no message for a bad id"
 printf '{"points": [], "grid": [{"key": "\\u001b[2J"}]}' >bad/manifest.json
 "$NUMASIM" sweep collect bad 2>b.err && fail "collect accepted a grid key that is no key"
 grep -q $'\x1b' b.err && fail "an escape from the manifest reached the terminal"
+
+# ---- compare on the directory: per grid value and balancing, kernels as
+# columns, seeds as samples ---------------------------------------------------
+"$NUMASIM" compare s.sweep >cmp.out || fail "compare on a sweep's directory failed"
+cmp cmp.out s.sweep/compare.txt || fail "collect's compare.txt is not 'numasim compare DIR'"
+[[ $(grep -c '^numasim compare: s.sweep (small), ' cmp.out) -eq 4 ]] || fail "expected 4 tables (2 sizes x on/off)"
+grep -q '^numasim compare: s.sweep (small), numa_balancing.scan_size_mb=256, balancing off; samples: one per seed (2;' cmp.out ||
+    fail "no table for size 256, balancing off, 2 seeds"
+grep -Eq '^ +v7.3 +v7.3\+single-folio-v2$' cmp.out || fail "the kernels are not the columns"
+for row in 'Gmean     tlb-irqs/s' 'Duration User' 'Duration System' 'Duration Elapsed' 'Ops TLB shootdowns'; do
+    grep -q "^$row" cmp.out || fail "no '$row' row"
+done
+# a sample is a run's mean over its seconds after the first: v7.3, size 64,
+# balancing on, seeds 1 and 2, by hand
+want=$(for s in 1 2; do
+    i=$(jq -r --argjson s $s '.points[] | select(.kernel == "v7.3" and .seed == $s and .balancing == "on"
+        and .grid["numa_balancing.scan_size_mb"] == "64") | .id' s.sweep/manifest.json)
+    jq '.timeseries.tlb_irqs_per_s[1:] | add / length' "s.sweep/points/$i.json"
+done | awk '{ s += $1 } END { printf "%.2f", s / NR }')
+got=$(awk '/^numasim compare/ { t++ } t == 1 && /^Amean +tlb-irqs\/s/ { print $3; exit }' cmp.out)
+[[ $got == "$want" ]] || fail "Amean tlb-irqs/s of v7.3 at size 64 is $got, by hand $want"
+"$NUMASIM" compare one >one.out 2>one.err || fail "compare on a partial sweep failed"
+grep -q '15 of 16 points have no result yet' one.err || fail "compare did not say points are missing"
+"$NUMASIM" compare s.sweep j2 2>/dev/null && fail "compare accepted two directories"
+mkdir empty && cp s.sweep/manifest.json empty/
+"$NUMASIM" compare empty 2>/dev/null && fail "compare accepted a sweep without results"
 
 # ---- bad sweep files: FILE:LINE: key, exit 2, nothing written -----------------
 bad() { # bad NAME EXPECTED-MESSAGE-PREFIX TEXT
