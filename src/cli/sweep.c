@@ -532,7 +532,8 @@ static const char collect_usage[] =
 	"usage: numasim sweep collect DIR [-q]\n"
 	"\n"
 	"Gather the results of a sweep's points (DIR/manifest.json, DIR/points/)\n"
-	"into DIR/results.csv.  See 'numasim sweep --help'.\n";
+	"into DIR/results.csv and DIR/compare.txt ('numasim compare DIR').  See\n"
+	"'numasim sweep --help' and docs/sweeps.md.\n";
 
 static int cmd_collect(int argc, char **argv)
 {
