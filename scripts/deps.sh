@@ -8,7 +8,11 @@
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq help2man)
+# trace-cmd: tests/e2e/trace.sh reads numasim's trace.dat with 'trace-cmd report'.
+# munge slurmctld slurmd slurm-client: tests/e2e/slurm.sh runs a sweep through a
+# single-node Slurm it starts itself (no service is enabled or started here).
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq help2man trace-cmd
+          munge slurmctld slurmd slurm-client)
 OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
 # qemu-system-x86 boots the guests; busybox-static is the guest's userland;

@@ -32,5 +32,10 @@ int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
 int plot_script(int nfiles, char **paths, const char *out, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
+/* 'numasim compare DIR' of a sweep's directory into @f (sweep collect's
+ * compare.txt): 0, or an exit status after a message. */
+int compare_sweep_dir(const char *dir, FILE *f);
+extern const char sweep_usage[];
+int cmd_sweep(int argc, char **argv);      /* src/cli/sweep.c */
 
 #endif

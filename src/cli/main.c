@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
 	"  plot RESULT.json... -o FILE   time series and A/B figures with gnuplot\n"
 	"  compare A.json B.json...      mmtests-style comparison of runs\n"
+	"  sweep SPEC                    a sweep file's points (kernels x grids x seeds)\n"
+	"                                into a directory; 'sweep collect DIR'\n"
 	"  scenarios                     list the built-in scenarios\n"
 	"  kernels                       list the kernel bases and patches\n"
 	"  show SCENARIO                 print a built-in scenario's INI text\n"
@@ -56,8 +58,10 @@ static const char run_usage[] =
 	"                      or SECTION.KEY (workload.threads, costs.ipi_handler_ns, ...)\n"
 	"  --json FILE         also write the report as JSON to FILE\n"
 	"  --trace FILE        record a trace: FILE.json (Chrome trace events, for\n"
-	"                      ui.perfetto.dev) and FILE.txt (ftrace text); a .json or\n"
-	"                      .txt suffix on FILE is dropped.  See docs/traces.md\n"
+	"                      ui.perfetto.dev), FILE.txt (ftrace text) and FILE.dat\n"
+	"                      (trace-cmd's trace.dat, for trace-cmd report and\n"
+	"                      KernelShark); a .json, .txt or .dat suffix on FILE is\n"
+	"                      dropped.  See docs/traces.md\n"
 	"  --trace-window START:END  only events in [START, END) simulated seconds\n"
 	"                      (default: the whole run; either side may be empty)\n"
 	"  --trace-events LIST comma-separated event names, 'kernel' (the kernel's\n"
@@ -215,8 +219,8 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 static int check_collisions(const struct run_args *a, const struct scenario *sc, char *err,
 			    size_t errlen)
 {
-	char tj[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8];
-	const char *name[4], *path[4];
+	char tj[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8], td[sizeof(a->trace.base) + 8];
+	const char *name[5], *path[5];
 	int n = 0;
 	if (a->json) {
 		name[n] = "--json";
@@ -225,10 +229,13 @@ static int check_collisions(const struct run_args *a, const struct scenario *sc,
 	if (a->trace.path) {
 		snprintf(tj, sizeof(tj), "%s.json", a->trace.base);
 		snprintf(tt, sizeof(tt), "%s.txt", a->trace.base);
+		snprintf(td, sizeof(td), "%s.dat", a->trace.base);
 		name[n] = "--trace";
 		path[n++] = tj;
 		name[n] = "--trace";
 		path[n++] = tt;
+		name[n] = "--trace";
+		path[n++] = td;
 	}
 	for (int i = 0; i < n; i++) {
 		for (int j = 0; j < i; j++)
@@ -276,7 +283,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 {
 	char err[9000];
 	int rc = 0, nr = 0;
-	struct outfile out[3];
+	struct outfile out[1 + TRACE_FILES];
 	struct trace_output *tr = NULL;
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
@@ -313,7 +320,7 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 			cli_error("numasim: ", err);
 			rc = 1;
 		} else {
-			nr += 2;
+			nr += TRACE_FILES;
 		}
 	}
 	if (rc) {
@@ -416,6 +423,7 @@ static const struct command commands[] = {
 	{ "timeline", cmd_timeline, timeline_usage },
 	{ "plot", cmd_plot, plot_usage },
 	{ "compare", cmd_compare, compare_usage },
+	{ "sweep", cmd_sweep, sweep_usage },
 	{ "scenarios", cmd_scenarios, scenarios_usage },
 	{ "kernels", cmd_kernels, kernels_usage },
 	{ "show", cmd_show, show_usage },

@@ -31,20 +31,24 @@
 #define MAX_BARS 128
 
 const char plot_usage[] =
-	"usage: numasim plot RESULT.json... -o FILE.svg|FILE.png [--title T]\n"
+	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T]\n"
 	"\n"
 	"Draw numasim results with gnuplot.\n"
-	"  run results ('numasim run --json'): four time-series panels, TLB\n"
-	"    interrupts/s, migrations/s, scan pass duration (ms) and scan period (ms),\n"
-	"    one line per file (legend: kernel and seed, or the file name).\n"
+	"  run results ('numasim run --json'): time-series panels from the second\n"
+	"    simulated second on (the first is the start-up), TLB interrupts/s,\n"
+	"    migrations/s, scan pass duration (ms) and scan period (ms), and a\n"
+	"    histogram of task_numa_work's mmu_gather durations; one line per file\n"
+	"    (legend: kernel and seed, or the file name).\n"
 	"  ab results ('numasim ab --json'): bar charts of throughput loss (%),\n"
 	"    kernel cycles per hinting PTE and TLB interrupts per migrated page per\n"
 	"    kernel; bar = mean over the pairs, error bar = min-max.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output FILE   the image; .svg (gnuplot's svg terminal) or .png\n"
-	"                      (pngcairo, else gnuplot's png terminal)\n"
+	"  -o, --output FILE   .svg (gnuplot's svg terminal), .png (pngcairo, else\n"
+	"                      gnuplot's png terminal), .pdf (pdfcairo), .txt (ASCII\n"
+	"                      art, gnuplot's dumb terminal, for a mail), or - (the\n"
+	"                      ASCII art on stdout)\n"
 	"  --title T           the title above the panels\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -59,10 +63,12 @@ static const char *const colours[] = {
 };
 #define NR_COLOURS (sizeof(colours) / sizeof(colours[0]))
 
+enum format { FMT_SVG, FMT_PNG, FMT_PDF, FMT_TXT };
+
 struct plot {
-	const char *out;
+	const char *out;        /* "-": ASCII art on stdout */
 	const char *title;
-	bool png;
+	enum format fmt;
 	int kind;
 	json_t *doc[MAX_FILES];
 	const char *path[MAX_FILES];
@@ -194,10 +200,13 @@ static void run_labels(const struct plot *p, char label[][256])
 
 /* What a file's series hold: gnuplot must not be asked to draw a panel
  * without a single point, nor to autoscale an all-zero axis. */
-enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, NR_RUN_COLS };
+enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, COL_HIST, NR_RUN_COLS };
+#define MAX_BUCKETS 64
 
 struct extent {
 	double tmax;
+	int hist_lo, hist_hi;  /* the histogram's first and last non-empty bucket */
+	int hist_n;            /* its buckets */
 	double ymax[NR_RUN_COLS];
 	int points[NR_RUN_COLS];
 };
@@ -219,6 +228,7 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 					    [COL_MIG] = "migrations_per_s",
 					    [COL_PERIOD] = "scan_period_ms" };
 	const json_t *col[COL_PASS];
+	(void)COL_HIST;
 	for (int k = 0; k < COL_PASS; k++)
 		col[k] = json_object_get(ts, keys[k]);
 	const json_t *pass = json_object_get(ts, "pass_ms");
@@ -227,7 +237,10 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 	/* $s<i>: t, TLB interrupts/s, migrations/s, scan period. */
 	fprintf(f, "$s%d << EOD\n", i);
 	int rows = 0;
-	for (size_t r = 0; r < json_array_size(t); r++) {
+	/* From the second second: the first is the start-up, before
+	 * scan_delay_ms, all zeros (and a scan period not yet set); compare
+	 * leaves it out too. */
+	for (size_t r = 1; r < json_array_size(t); r++) {
 		const json_t *tv = json_array_get(t, r);
 		if (!json_is_number(tv))
 			continue;
@@ -236,6 +249,8 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 		for (int k = 0; k < COL_PASS; k++) {
 			const json_t *v = json_array_get(col[k], r);
 			double y = json_is_number(v) ? json_number_value(v) : NAN;
+			if (k == COL_PERIOD && !(y > 0))
+				y = NAN; /* no scan period yet: no point, not a 0 */
 			put_number(f, y);
 			note(e, k, y);
 		}
@@ -245,11 +260,11 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 		rows++;
 	}
 	if (!rows)
-		fprintf(f, "0 NaN NaN NaN\n");
+		fprintf(f, "1 NaN NaN NaN\n");
 	fprintf(f, "EOD\n");
 	/* $p<i>: t, mean pass duration, for the seconds in which a pass ended. */
 	fprintf(f, "$p%d << EOD\n", i);
-	for (size_t r = 0; r < json_array_size(t) && r < json_array_size(pass); r++) {
+	for (size_t r = 1; r < json_array_size(t) && r < json_array_size(pass); r++) {
 		const json_t *v = json_array_get(pass, r), *tv = json_array_get(t, r);
 		if (!json_is_number(v) || !json_is_number(tv) || !(json_number_value(v) > 0))
 			continue;
@@ -259,6 +274,28 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 		note(e, COL_PASS, json_number_value(v));
 	}
 	if (!e->points[COL_PASS])
+		fprintf(f, "1 NaN\n");
+	fprintf(f, "EOD\n");
+	/* $h<i>: bucket, gathers: the histogram of mmu_gather durations */
+	const json_t *h = json_object_get(json_object_get(doc, "histograms"), "numa_gather_us");
+	const json_t *count = json_object_get(h, "count");
+	fprintf(f, "$h%d << EOD\n", i);
+	e->hist_lo = -1;
+	e->hist_n = (int)(json_array_size(count) < MAX_BUCKETS ? json_array_size(count) : MAX_BUCKETS);
+	for (size_t b = 0; b < json_array_size(count) && b < MAX_BUCKETS; b++) {
+		const json_t *v = json_array_get(count, b);
+		double y = json_is_number(v) ? json_number_value(v) : NAN;
+		fprintf(f, "%zu", b);
+		put_number(f, y);
+		fputc('\n', f);
+		if (y > 0) {
+			if (e->hist_lo < 0)
+				e->hist_lo = (int)b;
+			e->hist_hi = (int)b;
+			note(e, COL_HIST, y);
+		}
+	}
+	if (!json_array_size(count))
 		fprintf(f, "0 NaN\n");
 	fprintf(f, "EOD\n");
 }
@@ -277,7 +314,7 @@ static void run_panel(FILE *f, const struct plot *p, char label[][256], const st
 	put_gp_string(f, ylabel);
 	fprintf(f, "\n");
 	if (panel == 3)
-		fprintf(f, "set xlabel 'simulated time (s)'\n");
+		fprintf(f, "set xlabel 'simulated time (s), from the second second'\n");
 
 	double ymax = 0;
 	int drawn = 0;
@@ -309,6 +346,44 @@ static void run_panel(FILE *f, const struct plot *p, char label[][256], const st
 	fprintf(f, "\n");
 }
 
+/* The mmu_gather durations of task_numa_work, one outline per file over
+ * the log2 buckets the results record (lower bound in us). */
+static void hist_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e)
+{
+	int lo = -1, hi = -1, nb = 0;
+	for (int i = 0; i < p->nr_files; i++)
+		nb = e[i].hist_n > nb ? e[i].hist_n : nb;
+	for (int i = 0; i < p->nr_files; i++)
+		if (e[i].hist_lo >= 0) {
+			lo = lo < 0 || e[i].hist_lo < lo ? e[i].hist_lo : lo;
+			hi = e[i].hist_hi > hi ? e[i].hist_hi : hi;
+		}
+	fprintf(f, "unset key\nset title 'task_numa_work mmu_gather durations (gathers per log2 bucket)'\n"
+		   "set ylabel 'gathers'\nset xlabel 'duration (us, bucket lower bound)'\n"
+		   "set format y '%%g'\nset yrange [0:*]\n");
+	if (lo < 0) {
+		fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nset xtics autofreq\n"
+			   "set label 1 'no mmu_gather durations in these results' at graph 0.5, graph 0.5 center\n"
+			   "plot -1 notitle\nunset label 1\n");
+		return;
+	}
+	/* an empty bucket each side, so the outline comes down to 0 */
+	lo = lo > 0 ? lo - 1 : lo;
+	hi = hi + 1 < nb ? hi + 1 : hi;
+	fprintf(f, "set xrange [%g:%g]\nset xtics (", lo - 0.5, hi + 0.5);
+	for (int b = lo; b <= hi; b++)
+		fprintf(f, "%s'%s%llu' %d", b > lo ? ", " : "", b ? "" : "<", b ? 1ull << (b - 1) : 1ull, b);
+	fprintf(f, ")\nplot ");
+	for (int i = 0, n = 0; i < p->nr_files; i++) {
+		if (e[i].hist_lo < 0)
+			continue;
+		fprintf(f, "%s$h%d using 1:2 with histeps lw 2 dt %d lc rgb '%s' title ", n++ ? ", \\\n     " : "",
+			i, 1 + (i / (int)NR_COLOURS) % 4, colours[i % NR_COLOURS]);
+		put_gp_string(f, label[i]);
+	}
+	fprintf(f, "\n");
+}
+
 static void run_script(FILE *f, const struct plot *p)
 {
 	char label[MAX_FILES][256];
@@ -333,14 +408,14 @@ static void run_script(FILE *f, const struct plot *p)
 			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
 		scenario_note(p, title, sizeof(title));
 	}
-	fprintf(f, "set multiplot layout 4,1 title ");
+	fprintf(f, "set multiplot layout 5,1 title ");
 	put_gp_string(f, title);
-	fprintf(f, " font ',14'\n"
+	fprintf(f, "%s\n"
 		   "set grid\n"
-		   "set xrange [0:%.10g]\n"
+		   "set xrange [1:%.10g]\n"
 		   "set lmargin 12\n"
 		   "set rmargin 3\n",
-		tmax > 0 ? tmax : 1);
+		p->fmt == FMT_TXT ? "" : " font ',14'", tmax > 1 ? tmax : 2);
 	run_panel(f, p, label, e, "TLB shootdown interrupts per second (all CPUs)", "interrupts/s",
 		  COL_TLB, 0, "no data");
 	run_panel(f, p, label, e, "pages migrated per second (numa_pages_migrated)", "pages/s",
@@ -348,6 +423,7 @@ static void run_script(FILE *f, const struct plot *p)
 	run_panel(f, p, label, e, "scan pass duration (mean of the passes ending in each second)", "ms",
 		  COL_PASS, 2, "no scan pass ended in these runs");
 	run_panel(f, p, label, e, "scan period (numa_scan_period)", "ms", COL_PERIOD, 3, "no data");
+	hist_panel(f, p, label, e);
 	fprintf(f, "unset multiplot\n");
 }
 
@@ -438,15 +514,17 @@ static int ab_script(FILE *f, const struct plot *p)
 	}
 	fprintf(f, "set multiplot layout 1,%d title ", (int)NR_AB_PANELS);
 	put_gp_string(f, title);
-	fprintf(f, " font ',13'\n"
-		   "set style fill solid 0.55 border -1\n"
+	fprintf(f, "%s\n"
+		   "set style fill %s\n"
 		   "set boxwidth 0.6\n"
 		   "set grid ytics\n"
 		   "set xrange [-0.7:%f]\n"
 
 		   "set xtics nomirror scale 0\n"
 		   "set bmargin %d\n",
-		n - 0.3, n > 2 ? 8 : 4);
+		p->fmt == FMT_TXT ? "" : " font ',13'",
+		/* text has no shades: outlined bars */
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3, n > 2 ? 8 : 4);
 	if (n > 2)
 		fprintf(f, "set xtics rotate by -35 left\n");
 	fprintf(f, "set linetype cycle %d\n", (int)NR_COLOURS);
@@ -474,12 +552,17 @@ static int ab_script(FILE *f, const struct plot *p)
 				n > 2 ? " rotate by -35 left" : "");
 			continue;
 		}
-		fprintf(f, "plot $ab using 0:%d:(column(0)+1):xtic(1) with boxes lc variable notitle, \\\n"
-			   "     $ab using 0:%d:%d:%d with yerrorbars lc rgb 'black' lw 1.5 pt 7 ps 0 notitle, \\\n"
+		/* gnuplot's dumb terminal draws no box of a variable colour */
+		if (p->fmt == FMT_TXT)
+			fprintf(f, "plot $ab using 0:%d:xtic(1) with boxes notitle, \\\n", mean);
+		else
+			fprintf(f, "plot $ab using 0:%d:(column(0)+1):xtic(1) with boxes lc variable notitle, \\\n",
+				mean);
+		fprintf(f, "     $ab using 0:%d:%d:%d with yerrorbars lc rgb 'black' lw 1.5 pt 7 ps 0 notitle, \\\n"
 			   "     $ab using 0:(column(%d) > 0 ? column(%d) : 0):(abs(column(%d)) >= 1000 ? "
 			   "sprintf('%%.0f', column(%d)) : sprintf('%%.3g', column(%d))) "
 			   "with labels offset 0,0.9 notitle\n",
-			mean, mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean);
+			mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean);
 	}
 	fprintf(f, "unset multiplot\n");
 	return 0;
@@ -487,9 +570,22 @@ static int ab_script(FILE *f, const struct plot *p)
 
 /* ---- running gnuplot -------------------------------------------------------- */
 
+/* A terminal gnuplot may lack: say so and exit with EXIT_NO_GNUPLOT. */
+static void need_terminal(FILE *f, const char *term, const char *what)
+{
+	fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' %s ') == 0) {\n"
+		   "    print 'numasim plot: this gnuplot has no %s terminal (%s): write .svg instead, or "
+		   "install gnuplot-nox'\n"
+		   "    exit status %d\n"
+		   "}\n", term, term, what, EXIT_NO_GNUPLOT);
+}
+
 static void write_script(FILE *f, const struct plot *p, const char *tmp)
 {
-	if (p->png) {
+	bool run = p->kind == MMSTAT_RESULT_RUN;
+	int w = run ? 1100 : 1500, h = run ? 1600 : 600;
+	switch (p->fmt) {
+	case FMT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
 			   "    set terminal pngcairo size %d,%d font 'DejaVu Sans,11' noenhanced background rgb 'white'\n"
 			   "} else {\n"
@@ -501,23 +597,34 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 			   "        exit status %d\n"
 			   "    }\n"
 			   "}\n",
-			p->kind == MMSTAT_RESULT_RUN ? 1100 : 1500, p->kind == MMSTAT_RESULT_RUN ? 1300 : 600,
-			p->kind == MMSTAT_RESULT_RUN ? 1100 : 1500, p->kind == MMSTAT_RESULT_RUN ? 1300 : 600,
-			EXIT_NO_GNUPLOT);
-	} else {
+			w, h, w, h, EXIT_NO_GNUPLOT);
+		break;
+	case FMT_PDF:
+		/* inches: the PNG's pixels at 100 per inch */
+		need_terminal(f, "pdfcairo", "pdf");
+		fprintf(f, "set terminal pdfcairo size %g,%g font 'DejaVu Sans,9' noenhanced\n", w / 100.0,
+			h / 100.0);
+		break;
+	case FMT_TXT:
+		/* ASCII art for a terminal or a mail: text only, no colour */
+		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150, run ? 120 : 32);
+		break;
+	default:
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
-			p->kind == MMSTAT_RESULT_RUN ? 1100 : 1500, p->kind == MMSTAT_RESULT_RUN ? 1300 : 600);
+			w, h);
 	}
-	fprintf(f, "set output '");
-	for (const char *c = tmp; *c; c++) /* no control characters: check_output */
-		fprintf(f, *c == '\'' ? "''" : "%c", *c);
-	fputc('\'', f);
-	fprintf(f, "\n");
-	if (p->kind == MMSTAT_RESULT_RUN)
+	if (tmp) {
+		fprintf(f, "set output '");
+		for (const char *c = tmp; *c; c++) /* no control characters: check_output */
+			fprintf(f, *c == '\'' ? "''" : "%c", *c);
+		fputc('\'', f);
+		fprintf(f, "\n");
+	}
+	if (run)
 		run_script(f, p);
 	else
 		ab_script(f, p);
-	fprintf(f, "unset output\nexit\n");
+	fprintf(f, "%sexit\n", tmp ? "unset output\n" : "");
 }
 
 /* S single-quoted for /bin/sh: it's -> 'it'\''s'. */
@@ -546,12 +653,14 @@ static char *sh_quote(const char *s)
 static int run_gnuplot(const struct plot *p, const char *gnuplot)
 {
 	char err[9000];
-	struct outfile out;
-	if (outfile_open(&out, "-o", p->out, err, sizeof(err))) {
+	struct outfile out = { .slot = -1 };
+	bool to_stdout = !strcmp(p->out, "-");
+	if (!to_stdout && outfile_open(&out, "-o", p->out, err, sizeof(err))) {
 		cli_error("numasim plot: ", err);
 		return EXIT_INPUT;
 	}
-	outfile_release(&out); /* gnuplot writes the temporary */
+	if (!to_stdout)
+		outfile_release(&out); /* gnuplot writes the temporary */
 
 	char *q = sh_quote(gnuplot);
 	size_t len = q ? strlen(q) + 16 : 0;
@@ -575,7 +684,7 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 		fprintf(stderr, "numasim plot: cannot run gnuplot: %s\n", strerror(errno));
 		return 1;
 	}
-	write_script(f, p, out.tmp);
+	write_script(f, p, to_stdout ? NULL : out.tmp);
 	int status = pclose(f);
 	signal(SIGPIPE, old);
 
@@ -589,6 +698,8 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 	} else if (WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "numasim plot: gnuplot failed (exit status %d)\n", WEXITSTATUS(status));
 		rc = 1;
+	} else if (to_stdout) {
+		rc = 0; /* gnuplot wrote to our stdout */
 	} else if (lstat(out.tmp, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "numasim plot: gnuplot wrote nothing\n");
 		rc = 1;
@@ -596,7 +707,7 @@ static int run_gnuplot(const struct plot *p, const char *gnuplot)
 		cli_error("numasim plot: ", err);
 		rc = 1;
 	}
-	if (rc)
+	if (rc && !to_stdout)
 		outfile_discard(&out);
 	return rc;
 }
@@ -625,15 +736,21 @@ static int load_inputs(struct plot *p, int n, char **paths)
 	return 0;
 }
 
+static enum format format_of(const char *out)
+{
+	return ends_with(out, ".png") ? FMT_PNG : ends_with(out, ".pdf") ? FMT_PDF
+	     : ends_with(out, ".txt") || !strcmp(out, "-") ? FMT_TXT : FMT_SVG;
+}
+
 int plot_script(int nfiles, char **paths, const char *out, FILE *f)
 {
 	struct plot p = { .out = out };
 	int rc = EXIT_INPUT;
 	if (nfiles < 1 || nfiles > MAX_FILES)
 		return EXIT_INPUT;
-	p.png = ends_with(out, ".png");
+	p.fmt = format_of(out);
 	if (!load_inputs(&p, nfiles, paths)) {
-		write_script(f, &p, "plot.tmp");
+		write_script(f, &p, strcmp(out, "-") ? "plot.tmp" : NULL);
 		rc = 0;
 	}
 	for (int i = 0; i < p.nr_files; i++)
@@ -644,6 +761,8 @@ int plot_script(int nfiles, char **paths, const char *out, FILE *f)
 static int check_output(const struct plot *p)
 {
 	char err[9000];
+	if (!strcmp(p->out, "-"))
+		return 0;
 	if (outfile_check("-o", p->out, err, sizeof(err))) {
 		cli_error("numasim plot: ", err);
 		return -1;
@@ -654,9 +773,10 @@ static int check_output(const struct plot *p)
 				*c);
 			return -1;
 		}
-	if (!ends_with(p->out, ".svg") && !ends_with(p->out, ".png")) {
-		fprintf(stderr, "numasim plot: -o %s: unknown image type (use FILE.svg or FILE.png)\n",
-			p->out);
+	if (!ends_with(p->out, ".svg") && !ends_with(p->out, ".png") && !ends_with(p->out, ".pdf") &&
+	    !ends_with(p->out, ".txt")) {
+		fprintf(stderr, "numasim plot: -o %s: unknown image type (use FILE.svg, .png, .pdf, .txt "
+			"or - for the terminal)\n", p->out);
 		return -1;
 	}
 	return 0;
@@ -703,7 +823,7 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	if (!p.out) {
-		fprintf(stderr, "numasim plot: -o FILE.svg|FILE.png is required\n"
+		fprintf(stderr, "numasim plot: -o FILE.svg|.png|.pdf|.txt (or - ) is required\n"
 			"Try 'numasim plot --help'.\n");
 		return EXIT_INPUT;
 	}
@@ -713,7 +833,7 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (check_output(&p))
 		return EXIT_INPUT;
-	p.png = ends_with(p.out, ".png");
+	p.fmt = format_of(p.out);
 
 	if (load_inputs(&p, argc - optind, argv + optind))
 		goto out;

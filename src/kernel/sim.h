@@ -115,6 +115,11 @@ struct sim {
 	struct task_struct *current;      /* the task of the step being run */
 
 	struct sim_stats st;
+	/* task_numa_work's mmu_gather durations (what numa_gather_ns sums), by
+	 * size: bucket 0 under 1 us, bucket k in [2^(k-1), 2^k) us, the last
+	 * one everything longer */
+#define NR_GATHER_HIST 24
+	uint64_t gather_hist[NR_GATHER_HIST];
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */

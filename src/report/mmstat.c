@@ -22,6 +22,23 @@ double mmstat_mean(const double *v, size_t n)
 	return sum / (double)n;
 }
 
+double mmstat_gmean(const double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	double logs = 0;
+	bool zero = false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < 0 || !isfinite(v[i]))
+			return NAN;
+		zero |= v[i] == 0;
+		if (v[i] > 0)
+			logs += log(v[i]);
+	}
+	/* through logarithms: the product of many large samples overflows */
+	return zero ? 0 : exp(logs / (double)n);
+}
+
 double mmstat_hmean(const double *v, size_t n)
 {
 	if (!n)

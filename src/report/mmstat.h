@@ -27,6 +27,9 @@
 #define MMSTAT_QNORM_975 1.959963984540054
 
 double mmstat_mean(const double *v, size_t n);
+/* Geometric mean, (x1 x2 ... xn)^(1/n) as mmtests' calc_geomean: 0 if a
+ * sample is 0, NaN if n == 0 or a sample is negative. */
+double mmstat_gmean(const double *v, size_t n);
 /* NaN if n == 0 or any sample is <= 0 (the harmonic mean is undefined). */
 double mmstat_hmean(const double *v, size_t n);
 double mmstat_min(const double *v, size_t n);

@@ -385,6 +385,21 @@ static json_t *json_stats(const struct sim *s)
 	return o;
 }
 
+/* The gather durations by size (sim.h: gather_hist): each bucket's lower
+ * bound in us and its count. */
+static json_t *json_histograms(const struct sim *s)
+{
+	json_t *o = json_object(), *g = json_object(), *lo = json_array(), *n = json_array();
+	for (int b = 0; b < NR_GATHER_HIST; b++) {
+		json_array_append_new(lo, jint(b ? 1ull << (b - 1) : 0));
+		json_array_append_new(n, jint(s->gather_hist[b]));
+	}
+	json_object_set_new(g, "lower_us", lo);
+	json_object_set_new(g, "count", n);
+	json_object_set_new(o, "numa_gather_us", g);
+	return o;
+}
+
 static json_t *json_costs(const struct sim *s)
 {
 	json_t *o = json_object();
@@ -504,6 +519,7 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(irq, "tlb_shootdowns", jint(tlb_interrupts(s)));
 	json_object_set_new(o, "interrupts", irq);
 	json_object_set_new(o, "stats", json_stats(s));
+	json_object_set_new(o, "histograms", json_histograms(s));
 	if (s->ts && s->ts->n)
 		json_object_set_new(o, "convergence", json_convergence(s));
 	json_t *nodes = json_array();

@@ -483,6 +483,14 @@ void trace_plan_free(struct trace_plan *p)
 
 size_t trace_plan_spans(const struct trace_plan *p) { return p->spans; }
 size_t trace_plan_async(const struct trace_plan *p) { return p->nr_async; }
+size_t trace_plan_items(const struct trace_plan *p) { return p->n; }
+
+size_t trace_plan_item(const struct trace_plan *p, size_t i, int *kind, uint64_t *time)
+{
+	*kind = p->it[i].kind == IT_INSTANT ? 0 : p->it[i].kind == IT_BEGIN ? 1 : 2;
+	*time = p->it[i].time;
+	return p->it[i].ev;
+}
 
 /* ---- JSON ----------------------------------------------------------------- */
 
@@ -908,7 +916,7 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 		}
 		return 0;
 	}
-	/* FILE: strip .json / .txt; FILE.json and FILE.txt go next to it */
+	/* FILE: strip .json / .txt / .dat; FILE.json, .txt and .dat go next to it */
 	size_t n = strlen(o->path);
 	if (!n || n >= sizeof(o->base) - 16) {
 		snprintf(err, errlen, "--trace: '%s' is not a usable file name", o->path);
@@ -917,7 +925,7 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 	memcpy(o->base, o->path, n + 1);
 	if (ends_with(o->base, ".json"))
 		o->base[n - 5] = 0;
-	else if (ends_with(o->base, ".txt"))
+	else if (ends_with(o->base, ".txt") || ends_with(o->base, ".dat"))
 		o->base[n - 4] = 0;
 	const char *slash = strrchr(o->base, '/');
 	if (!*o->base || ends_with(o->base, "/") || (slash && !slash[1])) {
@@ -929,6 +937,9 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 	if (outfile_check("--trace", f, err, errlen))
 		return -1;
 	snprintf(f, sizeof(f), "%s.txt", o->base);
+	if (outfile_check("--trace", f, err, errlen))
+		return -1;
+	snprintf(f, sizeof(f), "%s.dat", o->base);
 	if (outfile_check("--trace", f, err, errlen))
 		return -1;
 
@@ -1155,8 +1166,8 @@ struct trace_output {
 	struct trace_plan *p;
 	struct trace_meta m;
 	char title[512];
-	char json[OUTFILE_PATH_MAX + 8], text[OUTFILE_PATH_MAX + 8];
-	uint64_t jbytes, tbytes;
+	char json[OUTFILE_PATH_MAX + 8], text[OUTFILE_PATH_MAX + 8], dat[OUTFILE_PATH_MAX + 8];
+	uint64_t jbytes, tbytes, dbytes;
 };
 
 void trace_output_free(struct trace_output *x)
@@ -1194,6 +1205,7 @@ int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char
 		 (double)s->duration_ns / 1e9, win);
 	snprintf(x->json, sizeof(x->json), "%s.json", o->base);
 	snprintf(x->text, sizeof(x->text), "%s.txt", o->base);
+	snprintf(x->dat, sizeof(x->dat), "%s.dat", o->base);
 	x->s = s;
 	x->m = (struct trace_meta){ .nr_cpus = s->m.nr_cpus, .ts = s->ts, .start = o->start,
 				    .end = o->end, .dropped = t->dropped, .title = x->title };
@@ -1232,7 +1244,7 @@ static int write_one(const struct trace_output *x, trace_writer fn, const char *
 	return 0;
 }
 
-int trace_output_write(struct trace_output *x, struct outfile files[2], char *err, size_t errlen)
+int trace_output_write(struct trace_output *x, struct outfile files[TRACE_FILES], char *err, size_t errlen)
 {
 	if (write_one(x, trace_write_json, x->json, &files[0], &x->jbytes, err, errlen))
 		return -1;
@@ -1240,14 +1252,20 @@ int trace_output_write(struct trace_output *x, struct outfile files[2], char *er
 		outfile_discard(&files[0]);
 		return -1;
 	}
+	if (write_one(x, trace_write_dat, x->dat, &files[2], &x->dbytes, err, errlen)) {
+		outfile_discard(&files[0]);
+		outfile_discard(&files[1]);
+		return -1;
+	}
 	return 0;
 }
 
 void trace_output_report(const struct trace_output *x, FILE *msg)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 	human_size(x->jbytes, a, sizeof(a));
 	human_size(x->tbytes, b, sizeof(b));
-	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s\n",
-		x->s->e.trace->n, x->p->spans, x->p->nr_async, x->json, a, x->text, b);
+	human_size(x->dbytes, c, sizeof(c));
+	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s, %s %s\n",
+		x->s->e.trace->n, x->p->spans, x->p->nr_async, x->json, a, x->text, b, x->dat, c);
 }

@@ -65,10 +65,11 @@ struct trace_output;
 int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg,
 		     struct trace_output **out);
 #define EXIT_TRACE_TOO_LARGE 2
-/* Write FILE.json and FILE.txt to temporaries in @files[0..1], for the
- * caller to commit with the run's other outputs (outfile_commit_group).
- * 0, or -1 with a message and nothing left behind. */
-int trace_output_write(struct trace_output *x, struct outfile files[2], char *err, size_t errlen);
+/* Write FILE.json, FILE.txt and FILE.dat to temporaries in @files[0..2],
+ * for the caller to commit with the run's other outputs
+ * (outfile_commit_group).  0, or -1 with a message and nothing left behind. */
+#define TRACE_FILES 3
+int trace_output_write(struct trace_output *x, struct outfile files[TRACE_FILES], char *err, size_t errlen);
 /* The "trace: N events ..." line, once committed. */
 void trace_output_report(const struct trace_output *x, FILE *msg);
 void trace_output_free(struct trace_output *x);
@@ -81,6 +82,10 @@ struct trace_plan *trace_plan_new(const struct trace_buf *t);  /* NULL: out of m
 void trace_plan_free(struct trace_plan *p);
 size_t trace_plan_spans(const struct trace_plan *p);
 size_t trace_plan_async(const struct trace_plan *p);  /* spans that do not nest */
+/* The plan's items in output order: item @i is event (the return value)'s
+ * instant (*kind 0), begin (1) or end (2), at *time ns. */
+size_t trace_plan_items(const struct trace_plan *p);
+size_t trace_plan_item(const struct trace_plan *p, size_t i, int *kind, uint64_t *time);
 
 struct trace_meta {
 	int nr_cpus;
@@ -96,6 +101,10 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 		     const struct trace_meta *m, FILE *f, uint64_t *bytes);
 int trace_write_text(const struct trace_buf *t, const struct trace_plan *p,
 		     const struct trace_meta *m, FILE *f, uint64_t *bytes);
+/* trace-cmd's trace.dat (version 6), for trace-cmd report and KernelShark
+ * (trace/tracedat.c); @f NULL: only count. */
+int trace_write_dat(const struct trace_buf *t, const struct trace_plan *p,
+		    const struct trace_meta *m, FILE *f, uint64_t *bytes);
 
 /* Printing names, shared with the timeline. */
 const char *trace_migrate_mode_name(int64_t mode);

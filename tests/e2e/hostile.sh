@@ -277,6 +277,6 @@ expect compare_unknown_metric "unknown metric 'bogus'" compare "$cases/run.json"
 expect plot_control_in_output "-o: the file name has a control character (0x0a)" \
     plot "$cases/run.json" -o "$run_dir/"$'a\nb.svg'
 expect plot_output_dir "-o: $cases is a directory" plot "$cases/run.json" -o "$cases"
-expect plot_output_type "unknown image type" plot "$cases/run.json" -o "$run_dir/p.pdf"
+expect plot_output_type "unknown image type" plot "$cases/run.json" -o "$run_dir/p.eps"
 
 echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"

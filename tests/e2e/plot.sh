@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# numasim plot: with gnuplot, two run results and an ab result become SVG
-# (and PNG where gnuplot has a png terminal); without gnuplot (always tested,
+# numasim plot: with gnuplot, two run results and an ab result become SVG,
+# PDF, ASCII art (a .txt file, or stdout with -o -) and PNG where gnuplot has
+# a png terminal; the run plot has the gather-duration histogram and starts
+# after the first second; without gnuplot (always tested,
 # by hiding it from PATH) a clear message, exit status 3 and no file; bad
 # input exits 2 and writes nothing.
 set -euo pipefail
@@ -37,6 +39,30 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q '<svg' "$work/runs.svg" || fail "runs.svg is not SVG"
     grep -q 'v7.3+single-folio-v2, seed 1' "$work/runs.svg" || fail "runs.svg lacks the legend"
     grep -q 'two runs' "$work/runs.svg" || fail "runs.svg lacks the --title"
+    grep -q 'mmu_gather durations' "$work/runs.svg" || fail "runs.svg lacks the gather histogram"
+
+    # ---- PDF and ASCII art -----------------------------------------------------------
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *pdfcairo '; then
+        "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.pdf" || fail "PDF plot failed"
+        [ "$(head -c 5 "$work/runs.pdf")" = "%PDF-" ] || fail "runs.pdf is not a PDF"
+        "$NUMASIM" plot "$work/ab.json" -o "$work/ab.pdf" || fail "PDF plot of an ab result failed"
+        [ "$(head -c 5 "$work/ab.pdf")" = "%PDF-" ] || fail "ab.pdf is not a PDF"
+    fi
+    "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.txt" || fail "text plot failed"
+    grep -q 'TLB shootdown interrupts per second' "$work/runs.txt" || fail "runs.txt lacks a panel"
+    grep -q 'mmu_gather durations' "$work/runs.txt" || fail "runs.txt lacks the gather histogram"
+    tr -d '\f' <"$work/runs.txt" | LC_ALL=C grep -q '[^ -~]' && fail "runs.txt is not plain ASCII (gnuplot's form feed aside)"
+    # the time axis starts at 1 s (the first second is left out), not at 0
+    grep -Eq '^ +1 +(1\.5 +)?2 ' "$work/runs.txt" || fail "runs.txt: the time axis does not start at 1 s"
+    "$NUMASIM" plot "$work/ab.json" -o - >"$work/ab.out" || fail "plot -o - failed"
+    grep -q 'kernel cycles per hinting PTE' "$work/ab.out" || fail "plot -o - printed no ab panel"
+    grep -q '\*\*\*' "$work/ab.out" || fail "plot -o - drew no bars"
+    tr -d '\f' <"$work/ab.out" | LC_ALL=C grep -q '[^ -~]' && fail "plot -o - printed more than plain ASCII"
+    # a title with a terminal escape reaches the terminal as '?', not ESC
+    "$NUMASIM" plot "$work/a.json" -o - --title $'\e]2;pwned\a\e[31mred' >"$work/esc.out" ||
+        fail "plot -o - with an odd title failed"
+    grep -q $'\e' "$work/esc.out" && fail "an escape in --title reached the terminal"
+    grep -q '?]2;pwned??\[31mred' "$work/esc.out" || fail "the title was not shown with '?' for controls"
 
     # ---- ab result -> SVG ------------------------------------------------------------
     "$NUMASIM" plot "$work/ab.json" -o "$work/ab.svg" || fail "plot of an ab result failed"
@@ -71,7 +97,7 @@ bad() {
 }
 bad "missing file" "$work/x.svg" "$work/missing.json" -o "$work/x.svg"
 bad "not a numasim result" "$work/x.svg" "$work/other.json" -o "$work/x.svg"
-bad "unknown extension" "$work/x.pdf" "$work/a.json" -o "$work/x.pdf"
+bad "unknown extension" "$work/x.eps" "$work/a.json" -o "$work/x.eps"
 bad "run and ab mixed" "$work/x.svg" "$work/a.json" "$work/ab.json" -o "$work/x.svg"
 grep -q 'cannot mix' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no -o" "$work/x.svg" "$work/a.json"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # numasim run --trace: the JSON parses, "X" spans nest on their CPU track,
 # every text event line matches the mmtests ftrace regex and the begin/end
-# lines pair up per CPU, the event counts agree with the run's counters, a
-# window keeps only its events, and bad options exit 2 writing nothing.
+# lines pair up per CPU, the event counts agree with the run's counters,
+# trace-cmd report reads FILE.dat and prints the .txt's events (where
+# trace-cmd is installed), a window keeps only its events, and bad options
+# exit 2 writing nothing.
 set -euo pipefail
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
@@ -119,6 +121,35 @@ fi
 # same inputs, same files
 "$NUMASIM" run small --quiet --duration 1.05 --trace "$work/u" >/dev/null 2>&1 || fail "second traced run failed"
 cmp -s "$work/t.txt" "$work/u.txt" && cmp -s "$work/t.json" "$work/u.json" || fail "two identical runs gave different traces"
+cmp -s "$work/t.dat" "$work/u.dat" || fail "two identical runs gave different trace.dat files"
+
+# ---- trace.dat: trace-cmd report prints the events of the .txt ---------------
+[ -s "$work/t.dat" ] || fail "no FILE.dat"
+[ "$(head -c 10 "$work/t.dat" | tail -c 7)" = tracing ] || fail "t.dat has no trace.dat magic"
+if have trace-cmd; then
+    "$NUMASIM" run small --quiet --duration 1.05 --trace "$work/d" --trace-window 1.0:1.01 \
+        >/dev/null 2>&1 || fail "traced run for trace-cmd failed"
+    trace-cmd report "$work/d.dat" >"$work/report" 2>"$work/report.err" ||
+        fail "trace-cmd report failed: $(head -3 "$work/report.err")"
+    [ -s "$work/report.err" ] && fail "trace-cmd report complained: $(head -3 "$work/report.err")"
+    for ev in 'tlb_flush: +pages=' 'mm_migrate_pages_start: +mode=MIGRATE_ASYNC reason=numa_misplaced' \
+        'mm_migrate_pages: +nr_succeeded=' 'set_migration_pte: +addr=' 'remove_migration_pte: +addr=' \
+        'numa_scan_pass_begin: +pte_updates=' 'numa_migration_end: +dur_ns=' 'flush_round_begin: +nr_ipis='; do
+        grep -Eq "$ev" "$work/report" || fail "trace-cmd report shows no '$ev'"
+    done
+    # the same events as the .txt, but for the time's last digit (trace-cmd
+    # rounds to the microsecond, the .txt truncates) and the order of events
+    # of one time on different CPUs; tlb_flush is printed by trace-cmd's
+    # own plugin for the tracepoint, in its words, so only counted
+    norm() { grep -v -e '^#' -e '^cpus=' -e ' tlb_flush: ' | sed -e 's/  */ /g' -e 's/\] [0-9.]*:/]/' | sort; }
+    norm <"$work/d.txt" >"$work/d.norm"
+    norm <"$work/report" >"$work/r.norm"
+    [ -s "$work/d.norm" ] || fail "the window has no events"
+    cmp -s "$work/d.norm" "$work/r.norm" ||
+        { diff "$work/d.norm" "$work/r.norm" | head -5 >&2; fail "trace-cmd report and the .txt differ"; }
+    [ "$(grep -c ' tlb_flush: ' "$work/report")" = "$(grep -c ' tlb_flush: ' "$work/d.txt")" ] ||
+        fail "trace-cmd report and the .txt have different tlb_flush counts"
+fi
 
 # ---- a window and an event filter -------------------------------------------
 "$NUMASIM" run small --quiet --duration 1.05 --trace "$work/w.txt" --trace-window 1.01:1.02 \
@@ -149,6 +180,8 @@ grep -q "nosuch" "$work/err" || fail "unknown event: message does not name it: $
 bad_case "--trace-max-mb 0" --trace "$work/bad" --trace-max-mb 0
 bad_case "window without --trace" --trace-window 1:2
 bad_case "unwritable directory" --trace "$work/nonexistent/bad"
+bad_case "--json over the trace.dat" --trace "$work/bad" --json "$work/bad.dat"
+grep -q 'name the same file' "$work/err" || fail "--json over FILE.dat: unclear message: $(cat "$work/err")"
 # over the size limit: the run stops as soon as the trace passes the limit,
 # exits 2 and writes nothing (no report, no --json, no trace); the message
 # says how far the run got and which options would make the trace fit

@@ -34,6 +34,23 @@ static void test_mean_min_max(void **state)
 	assert_float_equal(mmstat_max(one, 1), -3.5, EPS);
 }
 
+static void test_gmean(void **state)
+{
+	(void)state;
+	const double a[] = { 2, 8 }, b[] = { 1, 10, 100 }, z[] = { 3, 0, 5 }, neg[] = { 4, -1 };
+	assert_float_equal(mmstat_gmean(a, 2), 4.0, EPS);
+	assert_float_equal(mmstat_gmean(b, 3), 10.0, EPS);
+	assert_float_equal(mmstat_gmean(v8, 1), 2.0, EPS);
+	assert_float_equal(mmstat_gmean(z, 3), 0.0, EPS);   /* mmtests: the product is 0 */
+	assert_true(isnan(mmstat_gmean(neg, 2)));
+	assert_true(isnan(mmstat_gmean(a, 0)));
+	/* no overflow on many large samples */
+	double big[400];
+	for (int i = 0; i < 400; i++)
+		big[i] = 1e300;
+	assert_float_equal(mmstat_gmean(big, 400) / 1e300, 1.0, 1e-9);
+}
+
 static void test_sample_stddev_and_coeffvar(void **state)
 {
 	(void)state;
@@ -240,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_single),
 		cmocka_unit_test(test_ci_uses_sample_stddev),
 		cmocka_unit_test(test_cidiff),
+		cmocka_unit_test(test_gmean),
 		cmocka_unit_test(test_pdiff_higher_is_better),
 		cmocka_unit_test(test_pndiff_lower_is_better),
 		cmocka_unit_test(test_load_result_kinds),

@@ -441,6 +441,9 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	p->mm->scan_vma = NULL;
 	s->st.numa_gathers++;
 	s->st.numa_gather_ns += (double)(sim_now(s) - tlb->opened_at);
+	uint64_t us = (sim_now(s) - tlb->opened_at) / 1000;
+	int bucket = us ? 64 - __builtin_clzll(us) : 0;
+	s->gather_hist[bucket < NR_GATHER_HIST ? bucket : NR_GATHER_HIST - 1]++;
 	trace(s, TR_GATHER, s->e.cpu, p->pid, tlb->opened_at, sim_now(s) - tlb->opened_at,
 	      (int64_t)w->start, (int64_t)w->end, 0, 0);
 

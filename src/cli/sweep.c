@@ -1,0 +1,893 @@
+/* numasim sweep: run a sweep file's points (cli/sweep.h, docs/sweeps.md)
+ * into a directory, one JSON per point, resuming where a killed sweep
+ * stopped; or hand the points to Slurm or GNU parallel; and collect the
+ * results into one table.
+ *
+ *   DIR/manifest.json       the points: index, id, kernel, seed, balancing,
+ *                           grid values, result file
+ *   DIR/points/ID.json      a point's 'numasim run --json' result, with
+ *                           "sweep_id": ID
+ *   DIR/sweep.sbatch        --emit slurm
+ *   DIR/sweep.jobs          --emit parallel
+ *   DIR/results.csv         collect
+ *
+ * Every point is deterministic and written atomically by itself, so the
+ * results do not depend on --jobs, nor on which machine ran which point. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/sweep.h"
+#include "kernel/variants.h"
+#include "lib/escape.h"
+#include "lib/outfile.h"
+#include "lib/readfile.h"
+#include "lib/strnum.h"
+#include "report/mmstat.h"
+#include "report/report.h"
+
+const char sweep_usage[] =
+	"usage: numasim sweep SPEC [OPTIONS]\n"
+	"       numasim sweep collect DIR [OPTIONS]\n"
+	"\n"
+	"Run the points of a sweep file (a scenario x kernels x grids of keys x\n"
+	"seeds, balancing on, off or both; see docs/sweeps.md) into DIR, one JSON\n"
+	"result per point (DIR/points/ID.json, ID a hash of the point's resolved\n"
+	"scenario) and DIR/manifest.json.  A point whose result exists with its id\n"
+	"is not run again: a killed sweep resumes where it stopped.\n"
+	"\n"
+	"options:\n"
+	"  -o, --out DIR       the output directory (default: SPEC without .ini, plus\n"
+	"                      '.sweep'); its parent must exist\n"
+	"  --jobs N            points at a time (default: online CPUs); results do\n"
+	"                      not depend on it\n"
+	"  --point K           run only point K (0 .. points - 1), as an array task\n"
+	"  --emit slurm        write DIR/sweep.sbatch, an sbatch array script whose\n"
+	"                      task K runs 'numasim sweep SPEC --point K', and run\n"
+	"                      nothing ('sbatch DIR/sweep.sbatch')\n"
+	"  --emit parallel     write DIR/sweep.jobs, one command per point for GNU\n"
+	"                      parallel ('parallel --jobs N < DIR/sweep.jobs')\n"
+	"  --list              print the points and whether each has its result\n"
+	"  -q, --quiet         no progress, no summary\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"collect DIR: the results of DIR's points into DIR/results.csv (a row per\n"
+	"point: kernel, seed, balancing, the grid's keys, the vmstat counters and\n"
+	"figures) and DIR/compare.txt ('numasim compare DIR': per grid value and\n"
+	"balancing, kernels as columns, seeds as samples); points without a result\n"
+	"are counted and left out.\n"
+	"\n"
+	"Exit status: 0 done, 2 bad input (the sweep file, options; nothing run or\n"
+	"written), 1 a point failed or an output could not be written.\n";
+
+enum emit { EMIT_NONE, EMIT_SLURM, EMIT_PARALLEL };
+
+struct spoint {
+	struct sweep_point pt;
+	char id[SWEEP_ID_LEN + 1];
+	char result[64];        /* "points/ID.json" */
+	bool done;              /* had its result before this invocation */
+	int rc;
+	char err[512];
+};
+
+struct sweep_run {
+	struct sweep_spec *sp;
+	const char *spec_path;
+	char dir[OUTFILE_PATH_MAX - 128];
+	struct spoint *p;
+	int *todo, nr_todo;
+	int jobs, point;        /* point: --point K, or -1 */
+	enum emit emit;
+	bool quiet, list, progress;
+	atomic_int next, finished;
+	pthread_mutex_t lock;   /* outfile's signal slots; progress */
+	struct timespec t0;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* ---- the points' files ------------------------------------------------------ */
+
+static void path_in(const char *dir, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+}
+
+/* Has point @p its result, with its id? */
+static bool result_done(const struct sweep_run *r, const struct spoint *p)
+{
+	char path[OUTFILE_PATH_MAX], err[1024];
+	struct stat st;
+	json_t *doc;
+	path_in(r->dir, p->result, path, sizeof(path));
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	if (mmstat_load_result(path, &doc, err, sizeof(err)) != MMSTAT_RESULT_RUN) {
+		json_decref(doc);
+		return false;
+	}
+	const char *id = json_string_value(json_object_get(doc, "sweep_id"));
+	bool ok = id && !strcmp(id, p->id);
+	json_decref(doc);
+	return ok;
+}
+
+static int write_json_locked(struct sweep_run *r, json_t *j, const char *what, const char *path,
+			     char *err, size_t errlen)
+{
+	pthread_mutex_lock(&r->lock);
+	int rc = report_write_json(j, what, path, err, errlen);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+static void run_point(struct sweep_run *r, struct spoint *p)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	struct sim *s = calloc(1, sizeof(*s));
+	char path[OUTFILE_PATH_MAX];
+	if (!sc || !s) {
+		p->rc = 1;
+		snprintf(p->err, sizeof(p->err), "out of memory");
+		goto out;
+	}
+	if (sweep_point_scenario(r->sp, &p->pt, sc, p->err, sizeof(p->err)) ||
+	    scenario_to_sim(sc, s, p->err, sizeof(p->err)) || sim_init(s, p->err, sizeof(p->err))) {
+		p->rc = 1;
+		sim_free(s);
+		goto out;
+	}
+	sim_run(s);
+	json_t *j = report_json(s, sc);
+	sim_free(s);
+	if (!j) {
+		p->rc = 1;
+		snprintf(p->err, sizeof(p->err), "cannot build the JSON report");
+		goto out;
+	}
+	json_object_set_new(j, "sweep_id", json_string(p->id));
+	path_in(r->dir, p->result, path, sizeof(path));
+	if (write_json_locked(r, j, "sweep", path, p->err, sizeof(p->err)))
+		p->rc = 1;
+	json_decref(j);
+out:
+	free(sc);
+	free(s);
+}
+
+static void *worker(void *arg)
+{
+	struct sweep_run *r = arg;
+	int i;
+	while ((i = atomic_fetch_add(&r->next, 1)) < r->nr_todo) {
+		run_point(r, &r->p[r->todo[i]]);
+		int n = atomic_fetch_add(&r->finished, 1) + 1;
+		if (r->progress) {
+			pthread_mutex_lock(&r->lock);
+			fprintf(stderr, "\r  sweep: %d / %d points run, %.1f s wall ", n, r->nr_todo,
+				since(&r->t0));
+			fflush(stderr);
+			pthread_mutex_unlock(&r->lock);
+		}
+	}
+	return NULL;
+}
+
+static int run_todo(struct sweep_run *r)
+{
+	pthread_t tid[64];
+	int n = r->jobs < r->nr_todo ? r->jobs : r->nr_todo, started = 0;
+	for (; started < n && started < 64; started++)
+		if (pthread_create(&tid[started], NULL, worker, r))
+			break;
+	if (!started)
+		worker(r);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (r->progress)
+		fprintf(stderr, "\r%70s\r", "");
+	int rc = 0;
+	for (int i = 0; i < r->nr_todo; i++) {
+		const struct spoint *p = &r->p[r->todo[i]];
+		if (p->rc) {
+			char msg[700];
+			snprintf(msg, sizeof(msg), "point %d (%s): %s", p->pt.index, p->id, p->err);
+			cli_error("numasim sweep: ", msg);
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* ---- the manifest -------------------------------------------------------------- */
+
+static const char *const balancing_names[] = { "on", "off", "both" };
+
+static json_t *manifest_json(const struct sweep_run *r)
+{
+	const struct sweep_spec *sp = r->sp;
+	json_t *m = json_object(), *ks = json_array(), *seeds = json_array(), *grid = json_array(),
+	       *pts = json_array();
+	json_object_set_new(m, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(m, "scenario", json_string(sp->base.name));
+	json_object_set_new(m, "balancing", json_string(balancing_names[sp->balancing]));
+	for (int k = 0; k < sp->nr_kernels; k++)
+		json_array_append_new(ks, json_string(sp->kernels[k]));
+	if (!sp->nr_kernels)
+		json_array_append_new(ks, json_string(sp->base.kernel));
+	json_object_set_new(m, "kernels", ks);
+	for (int s = 0; s < sp->nr_seeds; s++)
+		json_array_append_new(seeds, json_integer((json_int_t)sp->seeds[s]));
+	if (!sp->nr_seeds)
+		json_array_append_new(seeds, json_integer((json_int_t)sp->base.seed));
+	json_object_set_new(m, "seeds", seeds);
+	for (int g = 0; g < sp->nr_grid; g++) {
+		json_t *x = json_object(), *vals = json_array();
+		json_object_set_new(x, "key", json_string(sp->grid[g].key));
+		for (int v = 0; v < sp->grid[g].nr; v++)
+			json_array_append_new(vals, json_string(sp->grid[g].value[v]));
+		json_object_set_new(x, "values", vals);
+		json_array_append_new(grid, x);
+	}
+	json_object_set_new(m, "grid", grid);
+	for (int k = 0; k < sp->nr_points; k++) {
+		const struct spoint *p = &r->p[k];
+		json_t *x = json_object(), *gv = json_object();
+		json_object_set_new(x, "index", json_integer(k));
+		json_object_set_new(x, "id", json_string(p->id));
+		json_object_set_new(x, "kernel", json_string(p->pt.kernel >= 0 ? sp->kernels[p->pt.kernel]
+									     : sp->base.kernel));
+		json_object_set_new(x, "seed", json_integer((json_int_t)(p->pt.seed >= 0 ? sp->seeds[p->pt.seed]
+											: sp->base.seed)));
+		json_object_set_new(x, "balancing", json_string(p->pt.off ? "off" : "on"));
+		for (int g = 0; g < sp->nr_grid; g++)
+			json_object_set_new(gv, sp->grid[g].key, json_string(sp->grid[g].value[p->pt.value[g]]));
+		json_object_set_new(x, "grid", gv);
+		json_object_set_new(x, "result", json_string(p->result));
+		json_array_append_new(pts, x);
+	}
+	json_object_set_new(m, "points", pts);
+	return m;
+}
+
+/* ---- emitting jobs for Slurm and GNU parallel --------------------------------- */
+
+/* Paths written into a shell script (and #SBATCH lines, which are not
+ * shell): only characters that need no quoting anywhere. */
+static bool plain_path(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("/._+-,=@%", *s)))
+			return false;
+	return true;
+}
+
+static int absolute(const char *what, const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	if (!realpath(path, buf)) {
+		snprintf(err, errlen, "%s: %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (strlen(buf) >= len || !plain_path(buf)) {
+		snprintf(err, errlen, "--emit: %s %s has characters a job script cannot carry "
+			 "unquoted (use letters, digits and /._+-,=@%%)", what, buf);
+		return -1;
+	}
+	snprintf(out, len, "%s", buf);
+	return 0;
+}
+
+static int emit_jobs(struct sweep_run *r)
+{
+	char exe[PATH_MAX], spec[PATH_MAX], dir[PATH_MAX], path[OUTFILE_PATH_MAX], err[PATH_MAX + 256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "numasim sweep: --emit: cannot find this program's path: %s\n", strerror(errno));
+		return 1;
+	}
+	exe[n] = '\0';
+	if (!plain_path(exe) || absolute("the sweep file", r->spec_path, spec, sizeof(spec), err, sizeof(err)) ||
+	    absolute("the output directory", r->dir, dir, sizeof(dir), err, sizeof(err))) {
+		if (!plain_path(exe))
+			snprintf(err, sizeof(err), "--emit: numasim's path %s has characters a job script "
+				 "cannot carry unquoted", exe);
+		cli_error("numasim sweep: ", err);
+		return EXIT_INPUT;
+	}
+	struct outfile o;
+	path_in(r->dir, r->emit == EMIT_SLURM ? "sweep.sbatch" : "sweep.jobs", path, sizeof(path));
+	pthread_mutex_lock(&r->lock);
+	int rc = outfile_open(&o, "--emit", path, err, sizeof(err));
+	pthread_mutex_unlock(&r->lock);
+	if (rc) {
+		cli_error("numasim sweep: ", err);
+		return 1;
+	}
+	if (r->emit == EMIT_SLURM) {
+		fprintf(o.f, "#!/bin/sh\n"
+			"# numasim sweep: one array task per point (written by numasim sweep --emit slurm).\n"
+			"# Submit with: sbatch %s/sweep.sbatch\n"
+			"# Then: numasim sweep collect %s\n"
+			"#SBATCH --job-name=numasim-sweep\n"
+			"#SBATCH --array=0-%d\n"
+			"#SBATCH --ntasks=1\n"
+			"#SBATCH --cpus-per-task=1\n"
+			"#SBATCH --output=%s/slurm-%%A_%%a.out\n"
+			"exec %s sweep %s --out %s --point \"$SLURM_ARRAY_TASK_ID\" --jobs 1 -q\n",
+			dir, dir, r->sp->nr_points - 1, dir, exe, spec, dir);
+	} else {
+		for (int k = 0; k < r->sp->nr_points; k++)
+			fprintf(o.f, "%s sweep %s --out %s --point %d --jobs 1 -q\n", exe, spec, dir, k);
+	}
+	pthread_mutex_lock(&r->lock);
+	rc = outfile_commit(&o, err, sizeof(err));
+	pthread_mutex_unlock(&r->lock);
+	if (rc) {
+		cli_error("numasim sweep: ", err);
+		return 1;
+	}
+	if (!r->quiet) {
+		char msg[2 * OUTFILE_PATH_MAX + 128];
+		if (r->emit == EMIT_SLURM)
+			snprintf(msg, sizeof(msg), "%d array tasks; submit with 'sbatch %s/sweep.sbatch'",
+				 r->sp->nr_points, dir);
+		else
+			snprintf(msg, sizeof(msg), "%d jobs; run with 'parallel --jobs N < %s/sweep.jobs'",
+				 r->sp->nr_points, dir);
+		cli_error("numasim sweep: ", msg);
+	}
+	return 0;
+}
+
+/* ---- collect ------------------------------------------------------------------ */
+
+#define MAX_MANIFEST_BYTES (64u << 20)
+
+static const char *const csv_vmstat[] = {
+	"numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults", "numa_hint_faults_local",
+	"numa_pages_migrated", "pgmigrate_success", "pgmigrate_fail", "nr_tlb_remote_flush",
+	"nr_tlb_remote_flush_received", "nr_tlb_local_flush_all", "nr_tlb_local_flush_one",
+};
+static const char *const csv_stats[] = {
+	"passes", "scanner_flushes", "numa_gathers", "migrations", "migr_saw_pending",
+};
+
+static void csv_number(FILE *f, const json_t *v)
+{
+	fputc(',', f);
+	if (json_is_integer(v))
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v) && isfinite(json_real_value(v)))
+		fprintf(f, "%.10g", json_real_value(v));
+}
+
+/* A string field: quoted when it holds a comma or a quote (RFC 4180);
+ * the caller checked it is printable ASCII. */
+static void csv_string(FILE *f, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', f);
+	if (!strpbrk(s, ",\"")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The JSON name of scenario key @k inside its section of a recorded
+ * scenario: a tunable by its kernel name, any other key without its
+ * section ("workload.threads" -> "threads"). */
+static const char *key_json_name(int k, char *buf, size_t len)
+{
+	const char *shown = scenario_key_name(k, buf, len), *sec = scenario_key_section(k);
+	size_t n = strlen(sec);
+	return !strncmp(shown, sec, n) && shown[n] == '.' ? shown + n + 1 : shown;
+}
+
+int sweep_manifest_load(const char *dir, struct sweep_manifest *m, char *err, size_t errlen)
+{
+	char path[OUTFILE_PATH_MAX], *text;
+	size_t len;
+	json_error_t je;
+	path_in(dir, "manifest.json", path, sizeof(path));
+	if (read_input_file(path, MAX_MANIFEST_BYTES, &text, &len, err, errlen))
+		return -1;
+	m->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
+	if (!m->doc) {
+		char shown[200];
+		term_escape(je.text, shown, sizeof(shown));
+		snprintf(err, errlen, "%s: not JSON (line %d: %s)", path, je.line, shown);
+		return -1;
+	}
+	m->points = json_object_get(m->doc, "points");
+	const json_t *grid = json_object_get(m->doc, "grid");
+	if (!json_is_array(m->points) || !json_is_array(grid) || json_array_size(grid) > SWEEP_MAX_GRID ||
+	    json_array_size(m->points) > SWEEP_MAX_POINTS) {
+		snprintf(err, errlen, "%s: not a numasim sweep manifest", path);
+		return -1;
+	}
+	size_t i;
+	const json_t *x;
+	json_array_foreach(grid, i, x) {
+		const char *key = json_string_value(json_object_get(x, "key"));
+		int k = key ? scenario_key_index(key) : -1;
+		if (k < 0) {
+			snprintf(err, errlen, "%s: not a numasim sweep manifest: grid key %zu is not a "
+				 "scenario key", path, i);
+			return -1;
+		}
+		m->grid_key[m->nr_grid] = k;
+		m->grid_name[m->nr_grid++] = key;
+	}
+	json_array_foreach(m->points, i, x) {
+		const char *id = json_string_value(json_object_get(x, "id"));
+		if (!id || !sweep_is_id(id)) {
+			snprintf(err, errlen, "%s: not a numasim sweep manifest: point %zu has no id", path, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sweep_result_load(const char *dir, const char *id, size_t k, json_t **doc, char *err, size_t errlen)
+{
+	char name[64], path[OUTFILE_PATH_MAX];
+	struct stat st;
+	*doc = NULL;
+	snprintf(name, sizeof(name), "points/%s.json", id);
+	path_in(dir, name, path, sizeof(path));
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	if (mmstat_load_result(path, doc, err, errlen) != MMSTAT_RESULT_RUN) {
+		if (*doc)
+			snprintf(err, errlen, "%s: not a run result", path);
+		json_decref(*doc);
+		*doc = NULL;
+		return -1;
+	}
+	const char *got = json_string_value(json_object_get(*doc, "sweep_id"));
+	if (!got || strcmp(got, id)) {
+		snprintf(err, errlen, "%s: not the result of point %zu (its sweep_id is not %s)", path, k, id);
+		json_decref(*doc);
+		*doc = NULL;
+		return -1;
+	}
+	return 1;
+}
+
+static int write_csv_row(FILE *f, const struct sweep_manifest *m, size_t k, const char *id, const json_t *doc,
+			 char *err, size_t errlen)
+{
+	const json_t *sc = json_object_get(doc, "scenario");
+	const json_t *nb = json_object_get(json_object_get(doc, "tunables"), "kernel.numa_balancing");
+	fprintf(f, "%zu,%s", k, id);
+	csv_string(f, json_string_value(json_object_get(doc, "kernel")), false);
+	csv_number(f, json_object_get(doc, "seed"));
+	csv_string(f, json_is_integer(nb) && !json_integer_value(nb) ? "off" : "on", false);
+	for (int g = 0; g < m->nr_grid; g++) {
+		char buf[160];
+		const json_t *v = json_object_get(json_object_get(sc, scenario_key_section(m->grid_key[g])),
+						  key_json_name(m->grid_key[g], buf, sizeof(buf)));
+		if (json_is_string(v)) {
+			if (!is_printable_ascii(json_string_value(v))) {
+				snprintf(err, errlen, "point %zu: the value of %s has characters numasim never "
+					 "writes", k, m->grid_name[g]);
+				return -1;
+			}
+			csv_string(f, json_string_value(v), false);
+		} else if (json_is_boolean(v)) {
+			csv_string(f, json_is_true(v) ? "true" : "false", false);
+		} else {
+			csv_number(f, v);
+		}
+	}
+	csv_number(f, json_object_get(doc, "simulated_seconds"));
+	csv_number(f, json_object_get(doc, "elapsed_seconds"));
+	csv_number(f, json_object_get(doc, "throughput_ops_per_s"));
+	csv_number(f, json_object_get(json_object_get(doc, "interrupts"), "tlb_shootdowns"));
+	for (size_t i = 0; i < sizeof(csv_vmstat) / sizeof(csv_vmstat[0]); i++)
+		csv_number(f, json_object_get(json_object_get(doc, "vmstat"), csv_vmstat[i]));
+	const json_t *st = json_object_get(doc, "stats");
+	for (size_t i = 0; i < sizeof(csv_stats) / sizeof(csv_stats[0]); i++)
+		csv_number(f, json_object_get(st, csv_stats[i]));
+	const json_t *gns = json_object_get(st, "numa_gather_ns"), *gn = json_object_get(st, "numa_gathers");
+	json_t *mean = NULL;
+	if (json_is_number(gns) && json_is_integer(gn) && json_integer_value(gn) > 0)
+		mean = json_real(json_number_value(gns) / (double)json_integer_value(gn) / 1e6);
+	csv_number(f, mean);
+	json_decref(mean);
+	fputc('\n', f);
+	return 0;
+}
+
+static const char collect_usage[] =
+	"usage: numasim sweep collect DIR [-q]\n"
+	"\n"
+	"Gather the results of a sweep's points (DIR/manifest.json, DIR/points/)\n"
+	"into DIR/results.csv and DIR/compare.txt ('numasim compare DIR').  See\n"
+	"'numasim sweep --help' and docs/sweeps.md.\n";
+
+static int cmd_collect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	bool quiet = false;
+	int c, rc = 0, have = 0, missing = 0;
+	char err[OUTFILE_PATH_MAX + 1024], path[OUTFILE_PATH_MAX];
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(collect_usage, stdout);
+			return 0;
+		}
+		if (c == 'q') {
+			quiet = true;
+			continue;
+		}
+		fprintf(stderr, "numasim sweep collect: unknown option '%s'\nTry 'numasim sweep --help'.\n",
+			argv[optind - 1]);
+		return EXIT_INPUT;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "numasim sweep collect: expected one DIR\n");
+		return EXIT_INPUT;
+	}
+	const char *dir = argv[optind];
+	if (strlen(dir) + 64 >= OUTFILE_PATH_MAX) {
+		fprintf(stderr, "numasim sweep collect: the path is too long\n");
+		return EXIT_INPUT;
+	}
+	struct sweep_manifest m = { 0 };
+	struct outfile o = { .slot = -1 };
+	if (sweep_manifest_load(dir, &m, err, sizeof(err))) {
+		cli_error("numasim sweep collect: ", err);
+		json_decref(m.doc);
+		return EXIT_INPUT;
+	}
+	path_in(dir, "results.csv", path, sizeof(path));
+	if (outfile_open(&o, "collect", path, err, sizeof(err))) {
+		cli_error("numasim sweep collect: ", err);
+		json_decref(m.doc);
+		return 1;
+	}
+	fputs("index,id,kernel,seed,balancing", o.f);
+	for (int g = 0; g < m.nr_grid; g++)
+		csv_string(o.f, m.grid_name[g], false);
+	fputs(",simulated_seconds,elapsed_seconds,throughput_ops_per_s,tlb_shootdowns", o.f);
+	for (size_t i = 0; i < sizeof(csv_vmstat) / sizeof(csv_vmstat[0]); i++)
+		fprintf(o.f, ",%s", csv_vmstat[i]);
+	for (size_t i = 0; i < sizeof(csv_stats) / sizeof(csv_stats[0]); i++)
+		fprintf(o.f, ",%s", csv_stats[i]);
+	fputs(",mean_gather_ms\n", o.f);
+	size_t k;
+	const json_t *x;
+	json_array_foreach(m.points, k, x) {
+		const char *id = json_string_value(json_object_get(x, "id"));
+		json_t *doc;
+		int got = sweep_result_load(dir, id, k, &doc, err, sizeof(err));
+		if (got < 0 || (got && write_csv_row(o.f, &m, k, id, doc, err, sizeof(err)))) {
+			cli_error("numasim sweep collect: ", err);
+			json_decref(doc);
+			rc = EXIT_INPUT;
+			break;
+		}
+		json_decref(doc);
+		have += got;
+		missing += !got;
+	}
+	/* the mmtests layout of 'numasim compare DIR' beside it */
+	struct outfile t = { .slot = -1 };
+	char tpath[OUTFILE_PATH_MAX];
+	path_in(dir, "compare.txt", tpath, sizeof(tpath));
+	if (!rc && have && outfile_open(&t, "collect", tpath, err, sizeof(err))) {
+		cli_error("numasim sweep collect: ", err);
+		rc = 1;
+	}
+	if (!rc && have && (rc = compare_sweep_dir(dir, t.f)) != 0)
+		outfile_discard(&t);
+	if (rc) {
+		outfile_discard(&o);
+	} else {
+		struct outfile both[2] = { o, t };
+		if (outfile_commit_group(both, have ? 2 : 1, err, sizeof(err))) {
+			cli_error("numasim sweep collect: ", err);
+			rc = 1;
+		}
+	}
+	if (!rc && !quiet) {
+		fprintf(stderr, "collected %d point%s into ", have, have == 1 ? "" : "s");
+		fputs_escaped(path, stderr);
+		if (have) {
+			fputs(" and ", stderr);
+			fputs_escaped(tpath, stderr);
+		}
+		if (missing)
+			fprintf(stderr, " (%d point%s without a result: not run yet)", missing,
+				missing == 1 ? "" : "s");
+		fputc('\n', stderr);
+	}
+	json_decref(m.doc);
+	return rc;
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+enum { OPT_JOBS = 256, OPT_POINT, OPT_EMIT, OPT_LIST };
+
+static int parse_int(const char *what, const char *v, long long lo, long long hi, int *out)
+{
+	long long x;
+	if (strnum_ll(v, &x) || x < lo || x > hi) {
+		fprintf(stderr, "numasim sweep: %s: '%s' is not a number in %lld..%lld\n", what, v, lo, hi);
+		return -1;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+/* DIR, creating it and DIR/points. */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+	char pts[OUTFILE_PATH_MAX];
+	struct stat st;
+	path_in(dir, "points", pts, sizeof(pts));
+	const char *d[2] = { dir, pts };
+	for (int i = 0; i < 2; i++) {
+		if (mkdir(d[i], 0777) && errno != EEXIST) {
+			snprintf(err, errlen, "--out: cannot create %s: %s", d[i], strerror(errno));
+			return -1;
+		}
+		if (lstat(d[i], &st) || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "--out: %s is not a directory", d[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int expand(struct sweep_run *r)
+{
+	const struct sweep_spec *sp = r->sp;
+	char err[2048];
+	struct scenario *sc = malloc(sizeof(*sc));
+	r->p = calloc((size_t)sp->nr_points, sizeof(*r->p));
+	r->todo = calloc((size_t)sp->nr_points, sizeof(*r->todo));
+	if (!sc || !r->p || !r->todo) {
+		free(sc);
+		fprintf(stderr, "numasim sweep: out of memory\n");
+		return 1;
+	}
+	uint64_t biggest = 0;
+	for (int k = 0; k < sp->nr_points; k++) {
+		struct spoint *p = &r->p[k];
+		sweep_point(sp, k, &p->pt);
+		if (sweep_point_scenario(sp, &p->pt, sc, err, sizeof(err)) || sweep_scenario_id(sc, p->id) ||
+		    scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
+			cli_error("", err);
+			free(sc);
+			return EXIT_INPUT;
+		}
+		uint64_t b = scenario_model_bytes(sc);
+		biggest = b > biggest ? b : biggest;
+		snprintf(p->result, sizeof(p->result), "points/%s.json", p->id);
+		for (int j = 0; j < k; j++)
+			if (!strcmp(r->p[j].id, p->id)) {
+				fprintf(stderr, "numasim sweep: %s: points %d and %d are the same scenario "
+					"(id %s): a value in [grid] changes nothing\n", sp->path, j, k, p->id);
+				free(sc);
+				return EXIT_INPUT;
+			}
+	}
+	free(sc);
+	/* points at a time: as many as the memory holds */
+	uint64_t fit = host_memory_bytes() / 10 * 8 / (biggest + 1);
+	if ((uint64_t)r->jobs > fit)
+		r->jobs = fit ? (int)fit : 1;
+	return 0;
+}
+
+static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **out)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "point", required_argument, NULL, OPT_POINT },
+		{ "emit", required_argument, NULL, OPT_EMIT },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(sweep_usage, stdout); exit(0);
+		case 'q': r->quiet = true; break;
+		case 'o': *out = optarg; break;
+		case OPT_LIST: r->list = true; break;
+		case OPT_JOBS:
+			if (parse_int("--jobs", optarg, 1, 64, &r->jobs))
+				return EXIT_INPUT;
+			break;
+		case OPT_POINT:
+			if (parse_int("--point", optarg, 0, SWEEP_MAX_POINTS - 1, &r->point))
+				return EXIT_INPUT;
+			break;
+		case OPT_EMIT:
+			if (!strcmp(optarg, "slurm"))
+				r->emit = EMIT_SLURM;
+			else if (!strcmp(optarg, "parallel"))
+				r->emit = EMIT_PARALLEL;
+			else {
+				fprintf(stderr, "numasim sweep: --emit: '%s' is not slurm or parallel\n", optarg);
+				return EXIT_INPUT;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "numasim sweep: option '%s' needs a value\nTry 'numasim sweep --help'.\n",
+				argv[optind - 1]);
+			return EXIT_INPUT;
+		default:
+			fprintf(stderr, "numasim sweep: unknown option '%s'\nTry 'numasim sweep --help'.\n",
+				argv[optind - 1]);
+			return EXIT_INPUT;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "numasim sweep: expected one SPEC\nTry 'numasim sweep --help'.\n");
+		return EXIT_INPUT;
+	}
+	if (r->emit && r->point >= 0) {
+		fprintf(stderr, "numasim sweep: --emit and --point do not go together\n");
+		return EXIT_INPUT;
+	}
+	r->spec_path = argv[optind];
+	return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "collect"))
+		return cmd_collect(argc - 1, argv + 1);
+	char err[2048];
+	const char *out = NULL;
+	struct sweep_run *r = calloc(1, sizeof(*r));
+	struct sweep_spec *sp = malloc(sizeof(*sp));
+	int rc = 0;
+	if (!r || !sp) {
+		free(r);
+		free(sp);
+		fprintf(stderr, "numasim sweep: out of memory\n");
+		return 1;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	r->jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
+	r->point = -1;
+	r->sp = sp;
+	pthread_mutex_init(&r->lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	rc = parse_sweep(argc, argv, r, &out);
+	if (!rc && sweep_spec_load(r->spec_path, sp, err, sizeof(err))) {
+		cli_error("", err);
+		rc = EXIT_INPUT;
+	}
+	if (!rc && r->point >= sp->nr_points) {
+		fprintf(stderr, "numasim sweep: --point %d: the sweep has points 0..%d\n", r->point,
+			sp->nr_points - 1);
+		rc = EXIT_INPUT;
+	}
+	if (!rc) {
+		if (out) {
+			snprintf(r->dir, sizeof(r->dir), "%s", out);
+		} else {
+			size_t n = strlen(r->spec_path);
+			if (n > 4 && !strcmp(r->spec_path + n - 4, ".ini"))
+				n -= 4;
+			snprintf(r->dir, sizeof(r->dir), "%.*s.sweep", (int)n, r->spec_path);
+		}
+		size_t n = strlen(r->dir);
+		while (n > 1 && r->dir[n - 1] == '/')
+			r->dir[--n] = '\0';
+		if (strlen(r->dir) + 64 >= sizeof(r->dir)) {
+			fprintf(stderr, "numasim sweep: --out: the path is too long\n");
+			rc = EXIT_INPUT;
+		}
+	}
+	if (!rc)
+		rc = expand(r);
+	if (!rc && r->list) {
+		for (int k = 0; k < sp->nr_points; k++) {
+			char d[1024];
+			const struct spoint *p = &r->p[k];
+			int o = snprintf(d, sizeof(d), "%5d %s %-6s %s", k, p->id,
+					 result_done(r, p) ? "done" : "to run",
+					 p->pt.kernel >= 0 ? sp->kernels[p->pt.kernel] : sp->base.kernel);
+			for (int g = 0; g < sp->nr_grid && o < (int)sizeof(d); g++)
+				o += snprintf(d + o, sizeof(d) - (size_t)o, " %s=%s", sp->grid[g].key,
+					      sp->grid[g].value[p->pt.value[g]]);
+			if (o < (int)sizeof(d))
+				snprintf(d + o, sizeof(d) - (size_t)o, " seed=%llu balancing=%s",
+					 (unsigned long long)(p->pt.seed >= 0 ? sp->seeds[p->pt.seed] : sp->base.seed),
+					 p->pt.off ? "off" : "on");
+			fputs_escaped(d, stdout); /* grid values are the file's text */
+			fputc('\n', stdout);
+		}
+		goto out;
+	}
+	if (!rc && make_dirs(r->dir, err, sizeof(err))) {
+		cli_error("numasim sweep: ", err);
+		rc = EXIT_INPUT;
+	}
+	if (!rc) {
+		char path[OUTFILE_PATH_MAX];
+		path_in(r->dir, "manifest.json", path, sizeof(path));
+		json_t *m = manifest_json(r);
+		if (write_json_locked(r, m, "manifest", path, err, sizeof(err))) {
+			cli_error("numasim sweep: ", err);
+			rc = 1;
+		}
+		json_decref(m);
+	}
+	if (!rc && r->emit) {
+		rc = emit_jobs(r);
+		goto out;
+	}
+	if (!rc) {
+		int done = 0;
+		for (int k = 0; k < sp->nr_points; k++) {
+			if (r->point >= 0 && k != r->point)
+				continue;
+			r->p[k].done = result_done(r, &r->p[k]);
+			if (r->p[k].done)
+				done++;
+			else
+				r->todo[r->nr_todo++] = k;
+		}
+		r->progress = !r->quiet && isatty(STDERR_FILENO);
+		rc = r->nr_todo ? run_todo(r) : 0;
+		if (!r->quiet)
+			fprintf(stderr, "sweep %s: %d point%s run, %d already done, %.2f s wall, %d at a time\n",
+				r->dir, r->nr_todo, r->nr_todo == 1 ? "" : "s", done, since(&r->t0),
+				r->jobs < r->nr_todo ? r->jobs : (r->nr_todo ? r->nr_todo : 1));
+	}
+out:
+	pthread_mutex_destroy(&r->lock);
+	free(r->p);
+	free(r->todo);
+	free(r);
+	free(sp);
+	return rc;
+}

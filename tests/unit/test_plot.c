@@ -1,0 +1,88 @@
+/* cli/plot.c's gnuplot script, without gnuplot: the run plot's data leave
+ * out the first second (the start-up) and a scan period not yet set, and
+ * carry the histogram of mmu_gather durations; each output format picks
+ * its terminal. */
+#define _DEFAULT_SOURCE /* mkstemps */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli/cli.h"
+
+static const char run_json[] =
+	"{\"kernel\": \"v7.3\", \"seed\": 1, \"scenario\": \"t\", \"vmstat\": {},\n"
+	" \"timeseries\": {\"t_s\": [1, 2, 3], \"tlb_irqs_per_s\": [0, 5, 6],\n"
+	"   \"migrations_per_s\": [0, 1, 2], \"pass_ms\": [0, 0, 3], \"scan_period_ms\": [0, 250, 1000]},\n"
+	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]}}}\n";
+
+/* The script for @out, in a malloc'd string. */
+static char *script_for(const char *out)
+{
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/plot-run-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, run_json, sizeof(run_json) - 1), (ssize_t)(sizeof(run_json) - 1));
+	close(fd);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script(1, paths, out, f), 0);
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+static void test_run_data(void **state)
+{
+	(void)state;
+	char *s = script_for("x.svg");
+	/* from the second second; no scan period yet is no point */
+	assert_non_null(strstr(s, "$s0 << EOD\n2 5 1 250\n3 6 2 1000\nEOD\n"));
+	assert_non_null(strstr(s, "$p0 << EOD\n3 3\nEOD\n"));
+	assert_non_null(strstr(s, "set xrange [1:3]\n"));
+	/* the histogram, and its axis an empty bucket either side of the data */
+	assert_non_null(strstr(s, "$h0 << EOD\n0 0\n1 0\n2 4\n3 0\nEOD\n"));
+	assert_non_null(strstr(s, "set xtics ('1' 1, '2' 2, '4' 3)"));
+	assert_non_null(strstr(s, "with histeps"));
+	assert_non_null(strstr(s, "set terminal svg "));
+	free(s);
+}
+
+static void test_formats(void **state)
+{
+	(void)state;
+	char *s = script_for("x.pdf");
+	assert_non_null(strstr(s, "set terminal pdfcairo "));
+	assert_non_null(strstr(s, "exit status 3")); /* a gnuplot without pdfcairo */
+	free(s);
+	s = script_for("x.txt");
+	assert_non_null(strstr(s, "set terminal dumb "));
+	assert_null(strstr(s, "font"));
+	free(s);
+	s = script_for("-");
+	assert_non_null(strstr(s, "set terminal dumb "));
+	assert_null(strstr(s, "set output")); /* gnuplot's stdout is numasim's */
+	free(s);
+	s = script_for("x.png");
+	assert_non_null(strstr(s, "pngcairo"));
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_data),
+		cmocka_unit_test(test_formats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
