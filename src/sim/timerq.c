@@ -16,6 +16,7 @@ int timerq_init(struct timerq *q, uint32_t nr_ids)
 		q->pos[i] = TIMER_IDLE;
 	q->size = 0;
 	q->cap = nr_ids;
+	q->held = TIMER_IDLE;
 	return 0;
 }
 
@@ -71,11 +72,28 @@ static void sift_down(struct timerq *q, uint32_t i, struct timerq_entry e)
 	place(q, i, e);
 }
 
+/* Remove the held timer from the root (what a pop used to do at once). */
+static void drop_held(struct timerq *q)
+{
+	q->held = TIMER_IDLE;
+	struct timerq_entry last = q->heap[--q->size];
+	if (q->size)
+		sift_down(q, 0, last);
+}
+
 void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 {
 	struct timerq_entry e = { when, id };
-	uint32_t i = q->pos[id];
 	q->when[id] = when;
+	if (q->held != TIMER_IDLE) {
+		if (id == q->held) { /* the popped timer re-armed: in place */
+			q->held = TIMER_IDLE;
+			sift_down(q, 0, e);
+			return;
+		}
+		drop_held(q);
+	}
+	uint32_t i = q->pos[id];
 	if (i == TIMER_IDLE) {
 		sift_up(q, q->size++, e);
 		return;
@@ -88,9 +106,11 @@ void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 
 void timerq_cancel(struct timerq *q, uint32_t id)
 {
+	if (q->pos[id] == TIMER_IDLE)
+		return; /* the held timer too: it is no longer armed */
+	if (q->held != TIMER_IDLE)
+		drop_held(q);
 	uint32_t i = q->pos[id];
-	if (i == TIMER_IDLE)
-		return;
 	q->pos[id] = TIMER_IDLE;
 	struct timerq_entry last = q->heap[--q->size];
 	if (i == q->size)
@@ -103,8 +123,11 @@ void timerq_cancel(struct timerq *q, uint32_t id)
 
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 {
+	if (q->held != TIMER_IDLE)
+		drop_held(q);
 	struct timerq_entry top = q->heap[0];
 	*when = top.when;
-	timerq_cancel(q, top.id);
+	q->pos[top.id] = TIMER_IDLE;
+	q->held = top.id; /* stays at the root until the next operation */
 	return top.id;
 }

@@ -6,7 +6,15 @@
  * so re-arming is an O(log n) update in place and the heap never holds
  * stale entries.  Ties are broken by id, which makes the order of
  * simultaneous events deterministic.  The heap stores the keys inline, so
- * sifting compares without chasing ids. */
+ * sifting compares without chasing ids.
+ *
+ * Most handlers re-arm the timer that just fired (a touch group's next
+ * touch, a task's next step).  So a popped timer stays at the root, no
+ * longer armed ("held"), until the next operation: re-arming it then is
+ * one sift down from the root, which stops early for a near expiry, where
+ * removing the root and inserting anew would cost a sift down and a sift
+ * up; any other operation removes it first.  The set of armed (time, id)
+ * keys, and so the pop order, is the same either way. */
 #ifndef NUMASIM_TIMERQ_H
 #define NUMASIM_TIMERQ_H
 
@@ -24,7 +32,8 @@ struct timerq {
 	struct timerq_entry *heap;
 	uint32_t *pos;    /* pos[id] = index in heap, or TIMER_IDLE */
 	uint64_t *when;   /* when[id]: the expiry, also for the last popped */
-	uint32_t size, cap;
+	uint32_t size, cap;  /* size: entries in the heap, the held one included */
+	uint32_t held;       /* the popped timer still at heap[0], or TIMER_IDLE */
 };
 
 int timerq_init(struct timerq *q, uint32_t nr_ids);
@@ -36,7 +45,12 @@ static inline bool timerq_armed(const struct timerq *q, uint32_t id)
 {
 	return q->pos[id] != TIMER_IDLE;
 }
-static inline bool timerq_empty(const struct timerq *q) { return q->size == 0; }
+/* Armed timers. */
+static inline uint32_t timerq_count(const struct timerq *q)
+{
+	return q->size - (q->held != TIMER_IDLE);
+}
+static inline bool timerq_empty(const struct timerq *q) { return timerq_count(q) == 0; }
 /* Remove and return the earliest timer; its time goes to *when. */
 uint32_t timerq_pop(struct timerq *q, uint64_t *when);
 
