@@ -124,14 +124,20 @@ void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct
 uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem)
 {
 	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
-	uint32_t n = tm->grp_count[g], pos = 0, step = 1;
-	while (step * 2 <= n)
-		step *= 2;
-	for (; step; step >>= 1)
-		if (pos + step <= n && tree[pos + step] <= k) {
-			pos += step;
-			k -= tree[pos];
-		}
+	uint32_t n = tm->grp_count[g], pos = 0;
+	/* Descend from the largest power of two <= n.  Whether a level takes
+	 * its step is a data-dependent coin flip, which a branch predicts no
+	 * better than chance: it is computed with masks instead.  Only the
+	 * test against n, the same for every descent of the group, branches. */
+	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
+		uint32_t next = pos + step;
+		if (next > n)
+			continue;
+		uint64_t v = tree[next];
+		uint64_t take = -(uint64_t)(v <= k);
+		pos += step & (uint32_t)take;
+		k -= v & take;
+	}
 	*rem = k;
 	return tm->grp_tables[tm->grp_first[g] + pos];
 }
