@@ -456,6 +456,8 @@ void workload_free(struct sim *s)
 	free(s->mms);
 	free(s->w.class_pages);
 	free(s->w.task_rate);
+	free(s->w.op_ns);
+	s->w.op_ns = NULL;
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
 	free(s->w.lat_cache);
@@ -547,7 +549,8 @@ static double task_op_ns_local(struct sim *s)
 static void refresh_page_rates(struct sim *s);
 static int build_groups(struct sim *s);
 
-static void refresh_rates(struct sim *s)
+/* The rates from each task's ns per operation (s->w.op_ns). */
+static void rates_from_op_ns(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
@@ -555,10 +558,22 @@ static void refresh_rates(struct sim *s)
 		struct task_struct *t = &s->tasks[i];
 		if (t->syscall_caller)
 			continue;
-		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
+		s->w.task_rate[i] = 1e9 / s->w.op_ns[i];
 		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
 	}
 	refresh_page_rates(s);
+}
+
+static void refresh_op_ns(struct sim *s)
+{
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.op_ns[i] = task_op_ns(s, &s->tasks[i]);
+}
+
+static void refresh_rates(struct sim *s)
+{
+	refresh_op_ns(s);
+	rates_from_op_ns(s);
 }
 
 int workload_start(struct sim *s)
@@ -569,6 +584,7 @@ int workload_start(struct sim *s)
 	s->w.slice_pages = l.slice_pages;
 	s->w.shared_pages = l.shared_pages;
 	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
+	s->w.op_ns = calloc((size_t)s->nr_tasks, sizeof(double));
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
 	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
@@ -582,7 +598,7 @@ int workload_start(struct sim *s)
 	s->w.phase = 0;
 	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
 	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
-	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
+	if (!s->w.task_rate || !s->w.op_ns || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
@@ -590,7 +606,8 @@ int workload_start(struct sim *s)
 	return 0;
 }
 
-void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
+/* Settle @t's stretch up to @now at @op ns per operation. */
+static void account_task(struct sim *s, struct task_struct *t, uint64_t now, double op)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
 	double span = (double)(now - t->acct_from);
@@ -600,7 +617,7 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 	double user = span - busy;
 	if (user < 0)
 		user = 0;
-	double op = task_op_ns(s, t), local = task_op_ns_local(s);
+	double local = task_op_ns_local(s);
 	if (t->syscall_caller || t->done)
 		user = 0; /* its time is the calls'; or it is exiting, its work done */
 	t->ops += user / op;
@@ -624,13 +641,22 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 		s->w.remote_ns += user * (op - local) / op;
 }
 
+void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
+{
+	account_task(s, t, now, task_op_ns(s, t));
+}
+
+/* Every 10 ms: settle the running tasks, then refresh the rates.  Nothing
+ * between the two changes a task's ns per operation, so it is computed
+ * once per task for both. */
 void workload_account(struct sim *s, uint64_t now)
 {
+	refresh_op_ns(s);
 	for (int i = 0; i < s->nr_tasks; i++)
 		if (s->tasks[i].state == TASK_ON_CPU)
-			workload_account_task(s, &s->tasks[i], now);
+			account_task(s, &s->tasks[i], now, s->w.op_ns[i]);
 	s->w.last_account = now;
-	refresh_rates(s);
+	rates_from_op_ns(s);
 }
 
 /* A phase: thread j of each process now touches the slice of thread
