@@ -66,14 +66,15 @@ void tlb_full_flush_refill(struct sim *s, int cpu)
 	tlb_refill_at(s, cpu, sim_now(s));
 }
 
-/* flush_tlb_func: runs on every targeted CPU, the initiator included.
+/* flush_tlb_func: runs on every targeted CPU, the initiator included
+ * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: @handler is the interrupt's part, @now the round's time. */
-static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
-			   double handler, uint64_t now)
+static inline __attribute__((always_inline)) void
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_tlb_info *f, double handler,
+		  uint64_t now, bool local)
 {
 	struct cpu_state *c = &s->cpus[cpu];
-	bool local = cpu == f->initiating_cpu;
 	struct mm_struct *loaded = c->loaded_mm;
 	double cost = 0;
 
@@ -136,6 +137,12 @@ out:
 		steal_irq(s, cpu, handler + cost, now);
 }
 
+static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
+			   double handler, uint64_t now)
+{
+	flush_tlb_func_on(s, cpu, f, handler, now, cpu == f->initiating_cpu);
+}
+
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
  * should_flush_tlb from v6.14 (lazy CPUs are skipped; a CPU running
  * another mm gets the flush only when the mask is being trimmed). */
@@ -180,7 +187,9 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f)))
 			continue;
 		nr_ipis++;
-		flush_tlb_func(s, cpu, f, cm->ipi_handler_ns, now);
+		/* a receiver (the initiator's own flush comes last): inlined,
+		 * as a round runs it for up to every CPU */
+		flush_tlb_func_on(s, cpu, f, cm->ipi_handler_ns, now, false);
 	}
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
