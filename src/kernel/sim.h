@@ -8,6 +8,7 @@
 #define NUMASIM_KERNEL_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,19 +37,24 @@ struct tunables {
 
 #define TLB_NR_DYN_ASIDS 6
 
+/* A CPU.  An IPI round reads and updates every receiver's TLB state, its
+ * running task and its interrupt count: those come first, in one cache
+ * line (the array is 64-byte aligned); the round's vm_events counter is a
+ * second line. */
 struct cpu_state {
-	int node;
-	struct mm_struct *loaded_mm;  /* cpu_tlbstate.loaded_mm */
+	_Alignas(64) struct mm_struct *loaded_mm; /* cpu_tlbstate.loaded_mm */
 	uint64_t loaded_gen;          /* tlb_gen this CPU's TLB is up to date with */
-	bool is_lazy;
-	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
-	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
-	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	struct task_struct *curr;
 	uint64_t last_full_flush;     /* ns */
 	uint64_t irq_tlb_count;       /* /proc/interrupts TLB */
+	bool is_lazy;
+	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
+	int node;
+	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
+	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	uint64_t vm_events[NR_VM_EVENT_ITEMS];
 };
+_Static_assert(offsetof(struct cpu_state, node) < 64, "a flush receiver's TLB state in one line");
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
  * bpftrace scripts of the patch series measured: docs/calibration.md). */

@@ -16,6 +16,7 @@
 #define NUMASIM_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/timerq.h"
@@ -40,17 +41,28 @@ enum cost_cause {
 };
 extern const char *const cost_cause_names[NR_COST_CAUSES];
 
-/* One CPU's account and the work it has in flight. */
+/* One CPU's account and the work it has in flight.  An IPI round updates
+ * every receiver's interrupt and refill costs, busy and stolen time, and
+ * reads its work in flight: those share the struct's second cache line
+ * (the array is 64-byte aligned), so a round over 383 CPUs touches one
+ * line of each here.  The snapshots for accounting and the running step's
+ * other causes are in the first. */
 struct cpu_acct {
+	_Alignas(64) double busy_at_account; /* busy_ns at the last throughput update */
+	double stolen_at_account;
 	double cost[NR_COST_CAUSES];  /* ns */
 	double busy_ns;               /* all non-user time so far */
-	double busy_at_account;       /* busy_ns at the last throughput update */
 	double stolen_ns;             /* of busy_ns: interrupt handling */
-	double stolen_at_account;
-	bool in_kernel;               /* its task is in a kernel path */
-	uint32_t work_timer;          /* timer of that path's next step */
 	uint64_t busy_until;          /* user mode: a timerless step ends here */
+	uint32_t work_timer;          /* timer of that path's next step */
+	bool in_kernel;               /* its task is in a kernel path */
 };
+_Static_assert(sizeof(struct cpu_acct) == 128 &&
+		       offsetof(struct cpu_acct, cost[COST_IPI_HANDLE]) / 64 == 1 &&
+		       offsetof(struct cpu_acct, cost[COST_TLB_REFILL]) / 64 == 1 &&
+		       offsetof(struct cpu_acct, busy_ns) / 64 == 1 &&
+		       offsetof(struct cpu_acct, in_kernel) / 64 == 1,
+	       "a flush receiver's accounting in one cache line");
 
 struct engine {
 	struct timerq q;
