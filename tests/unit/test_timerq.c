@@ -1,6 +1,7 @@
 /* sim/timerq.c: pop order by (time, id), re-arming (also of the timer just
  * popped, which stays at the root until then), cancelling, and a
- * randomized comparison with a reference (fixed seed). */
+ * randomized comparison with a reference (fixed seed), with one heap and
+ * with some timers in the far heap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,9 +142,8 @@ static int cmp_key(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static void test_randomized_against_reference(void **state)
+static void randomized(struct timerq *q)
 {
-	struct timerq *q = *state;
 	bool armed[NIDS] = { false };
 	uint64_t when[NIDS] = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -201,6 +201,21 @@ static void test_randomized_against_reference(void **state)
 	assert_true(timerq_empty(q));
 }
 
+static void test_randomized_against_reference(void **state)
+{
+	randomized(*state);
+}
+
+/* The same with every third id in the far heap: one queue's pop order. */
+static void test_randomized_two_heaps(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t id = 0; id < NIDS; id += 3)
+		timerq_set_far(q, id);
+	randomized(q);
+	assert_true(q->h[1].size > 0 || timerq_empty(q));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +225,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rearm_same_time_ties_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_removes_timer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_randomized_against_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_randomized_two_heaps, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("timerq", tests, NULL, NULL);
 }
