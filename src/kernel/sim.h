@@ -225,19 +225,25 @@ static inline void steal_irq(struct sim *s, int cpu, double ns, uint64_t now)
 	engine_steal_irq(&s->e, cpu, s->cpus[cpu].curr != NULL, ns, now);
 }
 
-/* A full flush at @now: charge the refill its thread will do. */
-static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
+/* A full flush at @now: charge the refill its thread will do, at most
+ * @full (machine_tlb_refill_ns, for a caller that has it at hand). */
+static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, double full)
 {
 	/* A TLB flushed a moment ago holds only what was refilled since, and
 	 * refilling runs at about one walk per entry: cap by the time elapsed. */
 	struct cpu_state *c = &s->cpus[cpu];
 	struct cpu_acct *a = &s->e.acct[cpu];
-	double full = machine_tlb_refill_ns(&s->m);
 	double since = (double)(now - c->last_full_flush);
 	double ns = since < full ? since : full;
 	a->cost[COST_TLB_REFILL] += ns;
 	a->busy_ns += ns;
 	c->last_full_flush = now;
+}
+
+/* A full flush at @now: charge the refill its thread will do. */
+static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
+{
+	tlb_refill_capped(s, cpu, now, machine_tlb_refill_ns(&s->m));
 }
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->e.cpu].node; }
