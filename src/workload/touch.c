@@ -87,7 +87,7 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 	double dt = rng_exp(&r, 1.0 / total);
 	tm->ctr[g] = r.ctr;
 	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
-	uint64_t when = dt < (double)e->duration_ns ? base + (uint64_t)dt + 1 : e->duration_ns + 1;
+	uint64_t when = dt < ns_to_double(e->duration_ns) ? base + ns_from_double(dt) + 1 : e->duration_ns + 1;
 	if (when > e->duration_ns + 1)
 		when = e->duration_ns + 1; /* parked past the end of the run */
 	timerq_set(&e->q, tm->timer[g], when);
