@@ -74,11 +74,18 @@ static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)
 	return r;
 }
 
+/* A weighted PROT_NONE count as a double: counts stay far below 2^63, where
+ * the signed conversion (one instruction) gives the unsigned one's result. */
+static inline double pn_double(uint64_t pn)
+{
+	return (double)(int64_t)pn;
+}
+
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 {
 	struct engine *e = tm->e;
-	double total = tm->rate[2 * g] * (double)tm->pn_hot[g] +
-		       tm->rate[2 * g + 1] * (double)tm->pn_cold[g];
+	double total = tm->rate[2 * g] * pn_double(tm->pn_hot[g]) +
+		       tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
 	if (total <= 0) {
 		timerq_cancel(&e->q, tm->timer[g]);
 		return;
@@ -111,8 +118,8 @@ void touch_changed(struct touch_model *tm, uint32_t g)
 void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p)
 {
 	struct rng r = group_rng(tm, g);
-	double wh = tm->rate[2 * g] * (double)tm->pn_hot[g];
-	double wc = tm->rate[2 * g + 1] * (double)tm->pn_cold[g];
+	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
+	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
 	p->hot = rng_unit(&r) * (wh + wc) < wh;
 	p->count = p->hot ? tm->pn_hot[g] : tm->pn_cold[g];
 	p->k = p->count ? rng_below(&r, p->count) : 0;
