@@ -56,7 +56,15 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
   endif
 endif
 
-CFLAGS = -std=c11 $(OPTFLAGS) -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include $(PKG_CFLAGS)
+# Bit instructions for the touch model's page selection (linux/bitops.h):
+# popcnt and BMI2's pdep where the build machine has them
+# (scripts/isa-flags.sh).  The answers are the same without them: build a
+# binary for another machine with ISA_FLAGS= (empty).
+ifeq ($(origin ISA_FLAGS),undefined)
+  ISA_FLAGS := $(shell sh scripts/isa-flags.sh $(CC))
+endif
+
+CFLAGS = -std=c11 $(OPTFLAGS) $(ISA_FLAGS) -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm -pthread
 
 # Sanitizer builds: sanitizer flags are appended to both CFLAGS and LDFLAGS,

@@ -8,6 +8,7 @@
 #define NUMASIM_KERNEL_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,19 +37,24 @@ struct tunables {
 
 #define TLB_NR_DYN_ASIDS 6
 
+/* A CPU.  An IPI round reads and updates every receiver's TLB state, its
+ * running task and its interrupt count: those come first, in one cache
+ * line (the array is 64-byte aligned); the round's vm_events counter is a
+ * second line. */
 struct cpu_state {
-	int node;
-	struct mm_struct *loaded_mm;  /* cpu_tlbstate.loaded_mm */
+	_Alignas(64) struct mm_struct *loaded_mm; /* cpu_tlbstate.loaded_mm */
 	uint64_t loaded_gen;          /* tlb_gen this CPU's TLB is up to date with */
-	bool is_lazy;
-	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
-	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
-	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	struct task_struct *curr;
 	uint64_t last_full_flush;     /* ns */
 	uint64_t irq_tlb_count;       /* /proc/interrupts TLB */
+	bool is_lazy;
+	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
+	int node;
+	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
+	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	uint64_t vm_events[NR_VM_EVENT_ITEMS];
 };
+_Static_assert(offsetof(struct cpu_state, node) < 64, "a flush receiver's TLB state in one line");
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
  * bpftrace scripts of the patch series measured: docs/calibration.md). */
@@ -224,19 +230,25 @@ static inline void steal_irq(struct sim *s, int cpu, double ns, uint64_t now)
 	engine_steal_irq(&s->e, cpu, s->cpus[cpu].curr != NULL, ns, now);
 }
 
-/* A full flush at @now: charge the refill its thread will do. */
-static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
+/* A full flush at @now: charge the refill its thread will do, at most
+ * @full (machine_tlb_refill_ns, for a caller that has it at hand). */
+static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, double full)
 {
 	/* A TLB flushed a moment ago holds only what was refilled since, and
 	 * refilling runs at about one walk per entry: cap by the time elapsed. */
 	struct cpu_state *c = &s->cpus[cpu];
 	struct cpu_acct *a = &s->e.acct[cpu];
-	double full = machine_tlb_refill_ns(&s->m);
 	double since = (double)(now - c->last_full_flush);
 	double ns = since < full ? since : full;
 	a->cost[COST_TLB_REFILL] += ns;
 	a->busy_ns += ns;
 	c->last_full_flush = now;
+}
+
+/* A full flush at @now: charge the refill its thread will do. */
+static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
+{
+	tlb_refill_capped(s, cpu, now, machine_tlb_refill_ns(&s->m));
 }
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->e.cpu].node; }

@@ -28,6 +28,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	struct folio_store *last_fs = NULL;
 	uint64_t last_idx = 0;
 	bool flushed = false;
+	struct pte_batch batch = { { 0, 0 } };
 
 	if (t->lazy) /* simulator: the table's pages exist from here on */
 		workload_materialize_table(vma, t);
@@ -68,10 +69,12 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		}
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_at(vma, addr, ptep, newpte);
+		set_pte_at_batched(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), ptep, newpte,
+				   &batch);
 		tlb_flush_pte_range(tlb, addr, PAGE_SIZE); /* present -> PROT_NONE needs a flush */
 		pages++;
 	}
+	set_ptes_done(vma, t, &batch); /* the touch model's counts, once per table */
 	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
 				     (double)(looked - pages) * cm->pte_skip_ns);
 	t->ptl_free_at = sim_now(s);

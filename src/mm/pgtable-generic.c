@@ -11,23 +11,22 @@
 void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t val)
 {
 	pte_t old = *ptep;
+	bool hot = false;
 	*ptep = val;
-	bool was = pte_protnone(old), is = pte_protnone(val);
-	if (was == is)
-		return;
 	struct pte_table *t = pte_table_of(vma, addr);
-	unsigned bit = (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1));
-	bool hot = (old | val) & PTE_SIM_HOT;
-	uint64_t *map = hot ? t->protnone_hot : t->protnone_cold;
-	uint16_t *count = hot ? &t->nr_protnone_hot : &t->nr_protnone_cold;
-	if (is) {
-		map[bit / 64] |= 1ull << (bit % 64);
-		(*count)++;
-	} else {
-		map[bit / 64] &= ~(1ull << (bit % 64));
-		(*count)--;
-	}
-	touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, is ? 1 : -1);
+	int d = pte_table_update(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), old, val,
+				 &hot);
+	if (d)
+		touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, d);
+}
+
+void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b)
+{
+	struct touch_model *tm = &vma->vm_mm->sim->w.touch;
+	for (int hot = 0; hot < 2; hot++)
+		if (b->delta[hot])
+			touch_count(tm, t->group, t->rank, t->weight, hot, b->delta[hot]);
+	b->delta[0] = b->delta[1] = 0;
 }
 
 /* ptep_clear_flush: clear the PTE, and flush its one page only if a TLB may

@@ -16,6 +16,7 @@
 #define NUMASIM_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/timerq.h"
@@ -40,17 +41,28 @@ enum cost_cause {
 };
 extern const char *const cost_cause_names[NR_COST_CAUSES];
 
-/* One CPU's account and the work it has in flight. */
+/* One CPU's account and the work it has in flight.  An IPI round updates
+ * every receiver's interrupt and refill costs, busy and stolen time, and
+ * reads its work in flight: those share the struct's second cache line
+ * (the array is 64-byte aligned), so a round over 383 CPUs touches one
+ * line of each here.  The snapshots for accounting and the running step's
+ * other causes are in the first. */
 struct cpu_acct {
+	_Alignas(64) double busy_at_account; /* busy_ns at the last throughput update */
+	double stolen_at_account;
 	double cost[NR_COST_CAUSES];  /* ns */
 	double busy_ns;               /* all non-user time so far */
-	double busy_at_account;       /* busy_ns at the last throughput update */
 	double stolen_ns;             /* of busy_ns: interrupt handling */
-	double stolen_at_account;
-	bool in_kernel;               /* its task is in a kernel path */
-	uint32_t work_timer;          /* timer of that path's next step */
 	uint64_t busy_until;          /* user mode: a timerless step ends here */
+	uint32_t work_timer;          /* timer of that path's next step */
+	bool in_kernel;               /* its task is in a kernel path */
 };
+_Static_assert(sizeof(struct cpu_acct) == 128 &&
+		       offsetof(struct cpu_acct, cost[COST_IPI_HANDLE]) / 64 == 1 &&
+		       offsetof(struct cpu_acct, cost[COST_TLB_REFILL]) / 64 == 1 &&
+		       offsetof(struct cpu_acct, busy_ns) / 64 == 1 &&
+		       offsetof(struct cpu_acct, in_kernel) / 64 == 1,
+	       "a flush receiver's accounting in one cache line");
 
 struct engine {
 	struct timerq q;
@@ -69,9 +81,22 @@ struct engine {
 int engine_init(struct engine *e, int nr_cpus, uint32_t nr_timers, uint64_t duration_ns);
 void engine_free(struct engine *e);
 
+/* Conversions between nanosecond counts and doubles for values in
+ * [0, 2^63), which every time and duration of a run is: through int64_t
+ * they are one instruction each on x86-64, where the unsigned conversions
+ * take a branch and several; the results are the same. */
+static inline uint64_t ns_from_double(double ns)
+{
+	return (uint64_t)(int64_t)ns;
+}
+static inline double ns_to_double(uint64_t ns)
+{
+	return (double)(int64_t)ns;
+}
+
 static inline uint64_t engine_now(const struct engine *e)
 {
-	return e->t0 + (uint64_t)e->elapsed;
+	return e->t0 + ns_from_double(e->elapsed);
 }
 
 /* Start a step at @t0 on @cpu; @task_step: it is a task's own work. */
@@ -102,11 +127,11 @@ static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t n
 		return;
 	if (!a->in_kernel) {
 		if (a->busy_until > now)
-			a->busy_until += (uint64_t)ns;
+			a->busy_until += ns_from_double(ns);
 		return;
 	}
 	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
-		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + (uint64_t)ns);
+		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_from_double(ns));
 }
 
 /* Interrupt handling taken from @cpu at @now (@running: a task runs there). */

@@ -457,6 +457,8 @@ void workload_free(struct sim *s)
 	free(s->mms);
 	free(s->w.class_pages);
 	free(s->w.task_rate);
+	free(s->w.op_ns);
+	s->w.op_ns = NULL;
 	free(s->w.mm_rate);
 	free(s->w.user_frac);
 	free(s->w.lat_cache);
@@ -604,13 +606,14 @@ static bool bandwidth_limited(const struct sim *s)
 	return s->m.mem_bw_gbs > 0 || s->m.link_bw_gbs > 0;
 }
 
-/* Task @t's bytes per second on each node and across the sockets at the
- * current stretches. */
-static void task_demand(struct sim *s, const struct task_struct *t, double *node_bps, double *link_bps)
+/* Task @t's bytes per second on each node and across the sockets, at
+ * @op_ns nanoseconds an operation. */
+static void task_demand(struct sim *s, const struct task_struct *t, double op_ns, double *node_bps,
+			double *link_bps)
 {
 	const struct workload_params *p = &s->w.p;
 	int node = s->cpus[t->cpu].node;
-	double bps = 1e9 / task_op_ns(s, t) * p->bytes_per_op;
+	double bps = 1e9 / op_ns * p->bytes_per_op;
 	double share = s->w.slice_pages ? p->private_access_share : 0;
 	int slice = s->w.slice_of[t->idx], shared = s->nr_tasks + (p->map_shared ? 0 : t->mm->id);
 	class_refresh(s, slice);
@@ -641,10 +644,13 @@ static bool bw_step(double *q, double demand, double capacity_gbs)
 	return moved;
 }
 
-static void solve_bandwidth(struct sim *s)
+/* Solve the stretches from s->w.op_ns (current at the present stretches);
+ * true if they moved, and op_ns with them. */
+static bool solve_bandwidth(struct sim *s)
 {
 	int nodes = s->m.nr_nodes;
 	double node_bps[MAX_NUMNODES];
+	bool changed = false;
 	for (int round = 0; round < BW_MAX_ROUNDS; round++) {
 		double link_bps = 0;
 		for (int n = 0; n < nodes; n++)
@@ -652,32 +658,53 @@ static void solve_bandwidth(struct sim *s)
 		for (int i = 0; i < s->nr_tasks; i++) {
 			const struct task_struct *t = &s->tasks[i];
 			if (!t->syscall_caller && t->state == TASK_ON_CPU)
-				task_demand(s, t, node_bps, &link_bps);
+				task_demand(s, t, changed ? task_op_ns(s, t) : s->w.op_ns[i], node_bps, &link_bps);
 		}
 		bool moved = false;
 		for (int n = 0; n < nodes; n++)
 			moved |= bw_step(&s->w.mem_q[n], node_bps[n], s->m.mem_bw_gbs);
 		moved |= bw_step(&s->w.link_q, link_bps, s->m.link_bw_gbs);
 		if (!moved)
-			return;
+			break;
+		changed = true;
 		memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes); /* the stretches changed */
 	}
+	return changed;
 }
 
-static void refresh_rates(struct sim *s)
+/* The rates from each task's ns per operation (s->w.op_ns). */
+static void rates_from_op_ns(struct sim *s)
 {
-	if (bandwidth_limited(s))
-		solve_bandwidth(s);
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
 		if (t->syscall_caller)
 			continue;
-		s->w.task_rate[i] = 1e9 / task_op_ns(s, t);
+		s->w.task_rate[i] = 1e9 / s->w.op_ns[i];
 		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
 	}
 	refresh_page_rates(s);
+}
+
+static void refresh_op_ns(struct sim *s)
+{
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.op_ns[i] = task_op_ns(s, &s->tasks[i]);
+}
+
+/* The rates from s->w.op_ns, after the bandwidth roofline has had its say. */
+static void settle_rates(struct sim *s)
+{
+	if (bandwidth_limited(s) && solve_bandwidth(s))
+		refresh_op_ns(s);
+	rates_from_op_ns(s);
+}
+
+static void refresh_rates(struct sim *s)
+{
+	refresh_op_ns(s);
+	settle_rates(s);
 }
 
 int workload_start(struct sim *s)
@@ -688,6 +715,7 @@ int workload_start(struct sim *s)
 	s->w.slice_pages = l.slice_pages;
 	s->w.shared_pages = l.shared_pages;
 	s->w.task_rate = calloc((size_t)s->nr_tasks, sizeof(double));
+	s->w.op_ns = calloc((size_t)s->nr_tasks, sizeof(double));
 	s->w.mm_rate = calloc((size_t)s->nr_mms, sizeof(double));
 	s->w.user_frac = malloc((size_t)s->nr_tasks * sizeof(double));
 	s->w.lat_cache = calloc((size_t)s->w.nr_classes * (size_t)s->m.nr_nodes, sizeof(double));
@@ -710,7 +738,7 @@ int workload_start(struct sim *s)
 	s->w.phase = 0;
 	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
 	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
-	if (!s->w.task_rate || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
+	if (!s->w.task_rate || !s->w.op_ns || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.user_frac[i] = 1;
@@ -718,7 +746,8 @@ int workload_start(struct sim *s)
 	return 0;
 }
 
-void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
+/* Settle @t's stretch up to @now at @op ns per operation. */
+static void account_task(struct sim *s, struct task_struct *t, uint64_t now, double op)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
 	double span = (double)(now - t->acct_from);
@@ -728,7 +757,7 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 	double user = span - busy;
 	if (user < 0)
 		user = 0;
-	double op = task_op_ns(s, t), local = task_op_ns_local(s);
+	double local = task_op_ns_local(s);
 	if (t->syscall_caller || t->done)
 		user = 0; /* its time is the calls'; or it is exiting, its work done */
 	t->ops += user / op;
@@ -752,11 +781,20 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 		s->w.remote_ns += user * (op - local) / op;
 }
 
+void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
+{
+	account_task(s, t, now, task_op_ns(s, t));
+}
+
+/* Every 10 ms: settle the running tasks, then refresh the rates.  Nothing
+ * between the two changes a task's ns per operation, so it is computed
+ * once per task for both. */
 void workload_account(struct sim *s, uint64_t now)
 {
+	refresh_op_ns(s);
 	for (int i = 0; i < s->nr_tasks; i++)
 		if (s->tasks[i].state == TASK_ON_CPU)
-			workload_account_task(s, &s->tasks[i], now);
+			account_task(s, &s->tasks[i], now, s->w.op_ns[i]);
 	/* time spent at a bandwidth limit, for the report */
 	double dt = (double)(now - s->w.last_account);
 	for (int n = 0; n < s->m.nr_nodes; n++)
@@ -770,7 +808,7 @@ void workload_account(struct sim *s, uint64_t now)
 										: s->w.peak_q[s->m.nr_nodes];
 	}
 	s->w.last_account = now;
-	refresh_rates(s);
+	settle_rates(s);
 }
 
 /* A phase: thread j of each process now touches the slice of thread

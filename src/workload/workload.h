@@ -119,6 +119,7 @@ struct workload {
 	uint64_t slice_pages;        /* pages per private slice */
 	uint64_t shared_pages;       /* pages of a shared region */
 	double *task_rate;           /* operations per second, per task */
+	double *op_ns;               /* [task]: ns per operation, at the last refresh */
 	double *mm_rate;             /* summed over each mm's tasks */
 	double *user_frac;           /* share of the last interval in user mode */
 	double *lat_cache;           /* [class][node]: class_latency */

@@ -1,5 +1,7 @@
-/* sim/timerq.c: pop order by (time, id), re-arming, cancelling, and a
- * randomized comparison with a reference (fixed seed). */
+/* sim/timerq.c: pop order by (time, id), re-arming (also of the timer just
+ * popped, which stays at the root until then), cancelling, and a
+ * randomized comparison with a reference (fixed seed), with one heap and
+ * with some timers in the far heap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,7 +103,7 @@ static void test_cancel_removes_timer(void **state)
 	timerq_cancel(q, 4); /* cancelling an idle timer is a no-op */
 	assert_false(timerq_armed(q, 4));
 	assert_false(timerq_armed(q, 9));
-	assert_int_equal(q->size, 8);
+	assert_int_equal(timerq_count(q), 8);
 	for (uint32_t id = 8; id != UINT32_MAX; id--)
 		if (id != 4)
 			expect_pop(q, id, 100 - id);
@@ -140,9 +142,8 @@ static int cmp_key(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static void test_randomized_against_reference(void **state)
+static void randomized(struct timerq *q)
 {
-	struct timerq *q = *state;
 	bool armed[NIDS] = { false };
 	uint64_t when[NIDS] = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -172,6 +173,11 @@ static void test_randomized_against_reference(void **state)
 			expect_pop(q, (uint32_t)want, when[want]);
 			armed[want] = false;
 			pops++;
+			if ((r >> 40) % 2) { /* the handler re-arms the timer that fired */
+				when[want] += (r >> 44) % 20;
+				timerq_set(q, (uint32_t)want, when[want]);
+				armed[want] = true;
+			}
 		}
 		}
 		for (uint32_t i = 0; i < NIDS; i++)
@@ -189,10 +195,25 @@ static void test_randomized_against_reference(void **state)
 			n++;
 		}
 	qsort(keys, (size_t)n, sizeof(keys[0]), cmp_key);
-	assert_int_equal(q->size, n);
+	assert_int_equal(timerq_count(q), n);
 	for (int i = 0; i < n; i++)
 		expect_pop(q, (uint32_t)keys[i][1], keys[i][0]);
 	assert_true(timerq_empty(q));
+}
+
+static void test_randomized_against_reference(void **state)
+{
+	randomized(*state);
+}
+
+/* The same with every third id in the far heap: one queue's pop order. */
+static void test_randomized_two_heaps(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t id = 0; id < NIDS; id += 3)
+		timerq_set_far(q, id);
+	randomized(q);
+	assert_true(q->h[1].size > 0 || timerq_empty(q));
 }
 
 int main(void)
@@ -204,6 +225,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rearm_same_time_ties_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_removes_timer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_randomized_against_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_randomized_two_heaps, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("timerq", tests, NULL, NULL);
 }

@@ -1,10 +1,20 @@
-/* Bit operations, after include/linux/bitops.h and lib/find_bit.c. */
+/* Bit operations, after include/linux/bitops.h and lib/find_bit.c.
+ *
+ * The touch model picks a page with find_nth_bit on every hint fault.  Where
+ * the build targets them (the Makefile's ISA_FLAGS: -mpopcnt -mbmi2 when
+ * the build machine has them), popcount is one instruction and the select
+ * is pdep + tzcnt; otherwise the broadword versions below run.  Both give
+ * the same answer for every input (tests/unit/test_bitops.c compares them),
+ * so results do not depend on the build. */
 #ifndef NUMASIM_BITOPS_H
 #define NUMASIM_BITOPS_H
 
 #include <stdint.h>
+#if defined(__BMI2__)
+#include <immintrin.h>
+#endif
 
-static inline unsigned hweight64(uint64_t x)
+static inline unsigned hweight64_soft(uint64_t x)
 {
 	x -= (x >> 1) & 0x5555555555555555ull;
 	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
@@ -15,7 +25,7 @@ static inline unsigned hweight64(uint64_t x)
 /* The position of the n-th (0-based) set bit of @x, which has more than n:
  * byte popcounts and their running sums find the byte, then at most seven
  * bits are cleared in it. */
-static inline unsigned select64(uint64_t x, unsigned n)
+static inline unsigned select64_soft(uint64_t x, unsigned n)
 {
 	uint64_t b = x - ((x >> 1) & 0x5555555555555555ull);
 	b = (b & 0x3333333333333333ull) + ((b >> 2) & 0x3333333333333333ull);
@@ -30,6 +40,25 @@ static inline unsigned select64(uint64_t x, unsigned n)
 	while (n--)
 		v &= v - 1;
 	return 8 * byte + (unsigned)__builtin_ctzll(v);
+}
+
+static inline unsigned hweight64(uint64_t x)
+{
+#if defined(__POPCNT__)
+	return (unsigned)__builtin_popcountll(x);
+#else
+	return hweight64_soft(x);
+#endif
+}
+
+static inline unsigned select64(uint64_t x, unsigned n)
+{
+#if defined(__BMI2__)
+	/* deposit bit n of a one-hot word onto x's set bits */
+	return (unsigned)__builtin_ctzll(_pdep_u64(1ull << n, x));
+#else
+	return select64_soft(x, n);
+#endif
 }
 
 /* find_nth_bit: the index of the n-th (0-based) set bit in the first

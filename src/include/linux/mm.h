@@ -57,6 +57,47 @@ uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx);
  * table's PROT_NONE set tells the touch model once it is done with the
  * table (touch_changed). */
 void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t val);
+
+/* The PROT_NONE bitmaps and counts of table @t after its PTE @bit changed
+ * from @old to @val: +1 if it became PROT_NONE, -1 if it stopped being, 0
+ * otherwise; *hot says which bitmap. */
+static inline int pte_table_update(struct pte_table *t, unsigned bit, pte_t old, pte_t val,
+				   bool *hot)
+{
+	bool was = pte_protnone(old), is = pte_protnone(val);
+	if (was == is)
+		return 0;
+	*hot = (old | val) & PTE_SIM_HOT;
+	uint64_t *map = *hot ? t->protnone_hot : t->protnone_cold;
+	uint16_t *count = *hot ? &t->nr_protnone_hot : &t->nr_protnone_cold;
+	if (is) {
+		map[bit / 64] |= 1ull << (bit % 64);
+		(*count)++;
+		return 1;
+	}
+	map[bit / 64] &= ~(1ull << (bit % 64));
+	(*count)--;
+	return -1;
+}
+
+/* set_pte_at for a path that changes many PTEs of one table @t
+ * (change_pte_range): the bitmaps follow at once, the touch model's counts
+ * gather in @b until set_ptes_done adds them in one go -- the same sums as
+ * set_pte_at's one by one, since nothing reads them in between.  @bit is
+ * the PTE's index in the table. */
+struct pte_batch {
+	int delta[2]; /* PROT_NONE pages gained: [cold, hot] */
+};
+static inline void set_pte_at_batched(struct pte_table *t, unsigned bit, pte_t *ptep, pte_t val,
+				      struct pte_batch *b)
+{
+	pte_t old = *ptep;
+	bool hot = false;
+	*ptep = val;
+	int d = pte_table_update(t, bit, old, val, &hot);
+	b->delta[hot] += d;
+}
+void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b);
 pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep);
 
 /* mm/mmu_gather.c and include/asm-generic/tlb.h */

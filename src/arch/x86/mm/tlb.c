@@ -66,14 +66,32 @@ void tlb_full_flush_refill(struct sim *s, int cpu)
 	tlb_refill_at(s, cpu, sim_now(s));
 }
 
-/* flush_tlb_func: runs on every targeted CPU, the initiator included.
+/* What flush_tlb_func reads of the machine and the kernel for every CPU,
+ * loaded once per round: the compiler would reload them after each store
+ * to a CPU's counters, which might alias them. */
+struct flush_consts {
+	double invlpg_ns, cr3_flush_ns, refill_ns;
+	bool lazy_mm_cpumask, trace;
+};
+
+static inline struct flush_consts flush_consts(const struct sim *s)
+{
+	return (struct flush_consts){
+		.invlpg_ns = s->m.cost.invlpg_ns, .cr3_flush_ns = s->m.cost.cr3_flush_ns,
+		.refill_ns = machine_tlb_refill_ns(&s->m), .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
+		.trace = trace_on(s, TR_TLB_FLUSH),
+	};
+}
+
+/* flush_tlb_func: runs on every targeted CPU, the initiator included
+ * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: @handler is the interrupt's part, @now the round's time. */
-static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
-			   double handler, uint64_t now)
+static inline __attribute__((always_inline)) void
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_tlb_info *f, double handler,
+		  uint64_t now, bool local, const struct flush_consts *k)
 {
 	struct cpu_state *c = &s->cpus[cpu];
-	bool local = cpu == f->initiating_cpu;
 	struct mm_struct *loaded = c->loaded_mm;
 	double cost = 0;
 
@@ -85,7 +103,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	if (f->mm && f->mm != loaded) {
 		/* v6.14+: a CPU that left the mm clears itself when a flush of
 		 * it still reaches it; before, it was cleared at switch-out */
-		if (s->k.lazy_mm_cpumask) {
+		if (k->lazy_mm_cpumask) {
 			cpumask_clear_cpu(cpu, &f->mm->cpumask);
 			trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			      TLB_REMOTE_WRONG_CPU, 0, 0, 0);
@@ -96,7 +114,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 		goto out;
 	if (c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
-		if (!s->k.lazy_mm_cpumask)
+		if (!k->lazy_mm_cpumask)
 			cpumask_clear_cpu(cpu, &loaded->cpumask);
 		c->asid_gen[c->loaded_asid] = c->loaded_gen;
 		c->loaded_mm = NULL;
@@ -113,19 +131,19 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 	if (f->end != TLB_FLUSH_ALL && f->new_tlb_gen == c->loaded_gen + 1 &&
 	    f->new_tlb_gen == mm_gen) {
 		unsigned long nr = (f->end - f->start) >> f->stride_shift;
-		cost = (double)nr * s->m.cost.invlpg_ns;
+		cost = (double)nr * k->invlpg_ns;
 		pages = (long)nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += nr;
 	} else {
-		cost = s->m.cost.cr3_flush_ns;
+		cost = k->cr3_flush_ns;
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
-		tlb_refill_at(s, cpu, now);
+		tlb_refill_capped(s, cpu, now, k->refill_ns);
 	}
 	c->loaded_gen = mm_gen;
-	if (trace_on(s, TR_TLB_FLUSH))
+	if (k->trace)
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			   local ? (f->mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
@@ -136,15 +154,23 @@ out:
 		steal_irq(s, cpu, handler + cost, now);
 }
 
+static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
+			   double handler, uint64_t now)
+{
+	struct flush_consts k = flush_consts(s);
+	flush_tlb_func_on(s, cpu, f, handler, now, cpu == f->initiating_cpu, &k);
+}
+
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
  * should_flush_tlb from v6.14 (lazy CPUs are skipped; a CPU running
  * another mm gets the flush only when the mask is being trimmed). */
-static bool should_flush_tlb(struct sim *s, int cpu, const struct flush_tlb_info *f)
+static bool should_flush_tlb(struct sim *s, int cpu, const struct flush_tlb_info *f,
+			     const struct flush_consts *k)
 {
 	struct cpu_state *c = &s->cpus[cpu];
 	if (c->is_lazy)
 		return false;
-	if (!s->k.lazy_mm_cpumask || !f->mm)
+	if (!k->lazy_mm_cpumask || !f->mm)
 		return true;
 	return c->loaded_mm == f->mm || f->trim_cpumask;
 }
@@ -176,11 +202,15 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 	s->st.flush_rounds++;
 	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
+	const struct flush_consts k = flush_consts(s);
+	const double handler = cm->ipi_handler_ns;
 	for_each_cpu(cpu, mask) {
-		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f)))
+		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f, &k)))
 			continue;
 		nr_ipis++;
-		flush_tlb_func(s, cpu, f, cm->ipi_handler_ns, now);
+		/* a receiver (the initiator's own flush comes last): inlined,
+		 * as a round runs it for up to every CPU */
+		flush_tlb_func_on(s, cpu, f, handler, now, false, &k);
 	}
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +

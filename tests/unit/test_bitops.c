@@ -1,0 +1,95 @@
+/* linux/bitops.h: hweight64, select64 and find_nth_bit against a bit-by-bit
+ * reference, and the hardware versions (popcnt, pdep: in this build if
+ * ISA_FLAGS gave them) against the broadword ones, on fixed-seed words of
+ * every density. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "linux/bitops.h"
+
+static uint64_t rnd(uint64_t *x) /* xorshift64*, fixed seed */
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545F4914F6CDD1Dull;
+}
+
+/* A word with about @density of 64 bits set. */
+static uint64_t word(uint64_t *x, unsigned density)
+{
+	uint64_t w = 0;
+	for (unsigned b = 0; b < 64; b++)
+		if (rnd(x) % 64 < density)
+			w |= 1ull << b;
+	return w;
+}
+
+static unsigned ref_weight(uint64_t w)
+{
+	unsigned n = 0;
+	for (unsigned b = 0; b < 64; b++)
+		n += (unsigned)(w >> b) & 1;
+	return n;
+}
+
+static unsigned ref_select(uint64_t w, unsigned n)
+{
+	for (unsigned b = 0; b < 64; b++)
+		if ((w >> b) & 1 && n-- == 0)
+			return b;
+	return 64;
+}
+
+static void test_words(void **state)
+{
+	(void)state;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	const uint64_t fixed[] = { 1, 1ull << 63, ~0ull, 0x8000000000000001ull,
+				   0x00ff00ff00ff00ffull, 0xf0f0f0f0f0f0f0f0ull };
+	for (unsigned i = 0; i < 4000 + 6; i++) {
+		uint64_t w = i < 6 ? fixed[i] : word(&x, i % 65);
+		unsigned c = ref_weight(w);
+		assert_int_equal(hweight64(w), c);
+		assert_int_equal(hweight64_soft(w), c);
+		for (unsigned n = 0; n < c; n++) {
+			unsigned want = ref_select(w, n);
+			assert_int_equal(select64(w, n), want);
+			assert_int_equal(select64_soft(w, n), want);
+		}
+	}
+	assert_int_equal(hweight64(0), 0);
+}
+
+static void test_find_nth_bit(void **state)
+{
+	(void)state;
+	uint64_t x = 12345;
+	uint64_t map[8];
+	for (unsigned round = 0; round < 300; round++) {
+		unsigned total = 0;
+		for (unsigned i = 0; i < 8; i++) {
+			map[i] = word(&x, (round + 7 * i) % 65);
+			total += ref_weight(map[i]);
+		}
+		unsigned n = 0;
+		for (unsigned bit = 0; bit < 512; bit++)
+			if ((map[bit / 64] >> (bit % 64)) & 1)
+				assert_int_equal(find_nth_bit(map, 512, n++), bit);
+		assert_int_equal(n, total);
+		assert_int_equal(find_nth_bit(map, 512, total), 512); /* fewer: size */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_find_nth_bit),
+	};
+	return cmocka_run_group_tests_name("bitops", tests, NULL, NULL);
+}
