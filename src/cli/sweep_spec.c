@@ -218,8 +218,13 @@ static int parse_kernels(struct sweep_spec *sp, const char *v, char *why, size_t
 	if (split_list(v, items, SWEEP_MAX_KERNELS, &n, why, len))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		if (strlen(items[i]) >= sizeof(sp->kernels[0]) ||
-		    kernel_config_parse(items[i], &k[i], why, len))
+		size_t l = strlen(items[i]);
+		if (l >= sizeof(sp->kernels[0])) {
+			snprintf(why, len, "a kernel name of %zu characters: at most %zu", l,
+				 sizeof(sp->kernels[0]) - 1);
+			return -1;
+		}
+		if (kernel_config_parse(items[i], &k[i], why, len))
 			return -1;
 		for (int j = 0; j < i; j++)
 			if (kernel_config_same(&k[i], &k[j])) {
@@ -227,7 +232,7 @@ static int parse_kernels(struct sweep_spec *sp, const char *v, char *why, size_t
 					 items[j], items[i]);
 				return -1;
 			}
-		snprintf(sp->kernels[i], sizeof(sp->kernels[i]), "%s", items[i]);
+		memcpy(sp->kernels[i], items[i], l + 1); /* l < sizeof(sp->kernels[i]) */
 	}
 	sp->nr_kernels = n;
 	return 0;

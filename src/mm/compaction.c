@@ -380,6 +380,20 @@ static bool run_step(struct sim *s, struct compactor *c)
 	return true;
 }
 
+int compaction_migrations_in_flight(const struct sim *s, const struct migrate_ctx **ctx, int max)
+{
+	const struct compact_state *cs = s->compact;
+	int n = 0;
+	if (!cs)
+		return 0;
+	for (int i = 0; cs->kd && i < s->m.nr_nodes && n < max; i++)
+		if (cs->kd[i].moving && cs->kd[i].ctx)
+			ctx[n++] = cs->kd[i].ctx;
+	if (cs->writer.moving && cs->writer.ctx && n < max)
+		ctx[n++] = cs->writer.ctx;
+	return n;
+}
+
 /* ---- kcompactd and compact_memory ------------------------------------------ */
 
 void wakeup_kcompactd(struct sim *s, int nid, unsigned order)

@@ -21,6 +21,7 @@
  *    pages' nodes.
  * A lazily built table (pte_table.lazy) holds no page state yet: its pages
  * count as placed on its home node, and its PTEs and bitmaps must be zero. */
+#include "linux/compaction.h"
 #include "linux/huge_mm.h"
 #include "linux/mmdebug.h"
 
@@ -139,36 +140,47 @@ static bool migrating(const struct task_struct *t)
 	return (t->act == ACT_MIGRATE_MOVE || t->act == ACT_SYSCALL_MOVE) && t->mctx;
 }
 
+/* One migration context's unmapped folios, for pid @pid. */
+static int collect_ctx(struct checker *c, const struct migrate_ctx *x, int pid)
+{
+	const struct sim *s = c->s;
+	for (int k = 0; k < x->nr; k++) {
+		if (x->state[k] != MIG_UNMAPPED)
+			continue;
+		struct inflight *f = &c->mig[c->nr_mig++];
+		f->fs = x->folios[k].fs;
+		f->idx = x->folios[k].idx;
+		f->nr = folio_nr_pages(x->folios[k]);
+		f->target = x->target_nid;
+		f->pid = pid;
+		if (f->target < 0 || f->target >= s->m.nr_nodes)
+			return fail(c, "migration: pid %d migrates to node %d of %d", pid, f->target,
+				    s->m.nr_nodes);
+		c->reserved[f->target] += f->nr;
+	}
+	return 0;
+}
+
 static int collect_migrations(struct checker *c)
 {
 	const struct sim *s = c->s;
+	const struct migrate_ctx *comp[MAX_NUMNODES + 1];
+	int nr_comp = compaction_migrations_in_flight(s, comp, MAX_NUMNODES + 1);
 	size_t n = 0;
 	for (int i = 0; i < s->nr_tasks; i++)
 		if (migrating(&s->tasks[i]))
 			n += (size_t)s->tasks[i].mctx->nr;
+	for (int i = 0; i < nr_comp; i++)
+		n += (size_t)comp[i]->nr;
 	c->mig = calloc(n ? n : 1, sizeof(*c->mig));
 	if (!c->mig)
 		return fail(c, "out of memory");
-	for (int i = 0; i < s->nr_tasks; i++) {
-		const struct task_struct *t = &s->tasks[i];
-		if (!migrating(t))
-			continue;
-		const struct migrate_ctx *x = t->mctx;
-		for (int k = 0; k < x->nr; k++) {
-			if (x->state[k] != MIG_UNMAPPED)
-				continue;
-			struct inflight *f = &c->mig[c->nr_mig++];
-			f->fs = x->folios[k].fs;
-			f->idx = x->folios[k].idx;
-			f->nr = folio_nr_pages(x->folios[k]);
-			f->target = x->target_nid;
-			f->pid = t->pid;
-			if (f->target < 0 || f->target >= s->m.nr_nodes)
-				return fail(c, "migration: pid %d migrates to node %d of %d", t->pid,
-					    f->target, s->m.nr_nodes);
-			c->reserved[f->target] += f->nr;
-		}
-	}
+	for (int i = 0; i < s->nr_tasks; i++)
+		if (migrating(&s->tasks[i]) && collect_ctx(c, s->tasks[i].mctx, s->tasks[i].pid))
+			return -1;
+	for (int i = 0; i < nr_comp; i++) /* kcompactd or the compact_memory writer */
+		if (collect_ctx(c, comp[i], 0))
+			return -1;
 	return 0;
 }
 

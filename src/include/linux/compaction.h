@@ -30,6 +30,10 @@ int fragmentation_index(const struct sim *s, int nid, unsigned order);
 bool compaction_suitable(const struct sim *s, int nid, unsigned order);
 /* wakeup_kcompactd: an allocation of @order failed on @nid. */
 void wakeup_kcompactd(struct sim *s, int nid, unsigned order);
+/* The compactors' migrations between their unmap and move halves, for the
+ * invariant checker: up to @max contexts into @ctx; returns how many. */
+struct migrate_ctx;
+int compaction_migrations_in_flight(const struct sim *s, const struct migrate_ctx **ctx, int max);
 /* Direct compaction for a first-touch allocation of @order (set-up). */
 void try_to_compact_pages(struct sim *s, int nid, unsigned order, int cpu);
 
