@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "kernel/variants.h"
+#include "lib/iniline.h"
 #include "lib/readfile.h"
 #include "lib/strnum.h"
 #include "report/report.h"
@@ -86,28 +87,16 @@ static void section_header(struct sparser *p, const char *line)
 	*seen = true;
 }
 
-/* One physical line per call, leading blanks dropped (as the scenario
- * reader: no multi-line values), the line counted for messages. */
+/* inih's reader (lib/iniline.h, as the scenario parser's), with the
+ * section check on every line. */
 static char *sreader(char *str, int num, void *stream)
 {
 	struct sparser *p = stream;
-	const char *start = p->text + p->pos;
-	if (!*start)
+	bool too_long;
+	if (!ini_next_line(p->text, &p->pos, &p->line, str, num, &too_long))
 		return NULL;
-	size_t len = strcspn(start, "\n");
-	p->pos += len + (start[len] == '\n');
-	p->line++;
-	while (len && (*start == ' ' || *start == '\t')) {
-		start++;
-		len--;
-	}
-	if (len + 2 > (size_t)num) {
+	if (too_long)
 		perr(p, NULL, "line longer than %d characters", num - 2);
-		len = 0;
-	}
-	memcpy(str, start, len);
-	str[len] = '\n';
-	str[len + 1] = '\0';
 	section_header(p, str);
 	return str;
 }

@@ -20,6 +20,7 @@
 
 #include "kernel/sched/topology.h"
 #include "workload/access.h"
+#include "lib/iniline.h"
 #include "lib/readfile.h"
 #include "lib/strnum.h"
 #include "linux/cpumask.h"
@@ -633,29 +634,15 @@ static void check_section_header(struct parser *p, const char *line)
 	perr(p, name, "unknown section (known: machine, costs, tunables, workload, kernel, run)");
 }
 
-/* inih's fgets-style reader: one physical line per call.  Leading blanks
- * are dropped because inih would take an indented line for the
- * continuation of the previous value; scenarios have no multi-line values. */
+/* inih's reader (lib/iniline.h), with the section check on every line. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parser *p = stream;
-	const char *start = p->text + p->pos;
-	if (!*start)
+	bool too_long;
+	if (!ini_next_line(p->text, &p->pos, &p->line, str, num, &too_long))
 		return NULL;
-	size_t len = strcspn(start, "\n");
-	p->pos += len + (start[len] == '\n');
-	p->line++;
-	while (len && (*start == ' ' || *start == '\t')) {
-		start++;
-		len--;
-	}
-	if (len + 2 > (size_t)num) {
+	if (too_long)
 		perr(p, NULL, "line longer than %d characters", num - 2);
-		len = 0;
-	}
-	memcpy(str, start, len);
-	str[len] = '\n';
-	str[len + 1] = '\0';
 	check_section_header(p, str);
 	return str;
 }
