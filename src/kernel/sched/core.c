@@ -34,16 +34,22 @@ static void rq_changed(struct sim *s, int cpu, int old_nr)
 	ss->nr_idle += (nr == 0) - (old_nr == 0);
 }
 
-static void enqueue_task(struct sim *s, int cpu, struct task_struct *p)
+/* @p at the tail of @rq's FIFO. */
+static void rq_append(struct rq *rq, struct task_struct *p)
 {
-	struct rq *rq = cpu_rq(s, cpu);
-	int old = rq->nr_running;
 	p->rq_next = NULL;
 	if (rq->tail)
 		rq->tail->rq_next = p;
 	else
 		rq->head = p;
 	rq->tail = p;
+}
+
+static void enqueue_task(struct sim *s, int cpu, struct task_struct *p)
+{
+	struct rq *rq = cpu_rq(s, cpu);
+	int old = rq->nr_running;
+	rq_append(rq, p);
 	p->state = TASK_QUEUED;
 	rq->nr_running++;
 	account_numa_enqueue(s, rq, p);
@@ -376,13 +382,7 @@ static void preempt_curr(struct sim *s, int cpu, struct task_struct *p, uint64_t
 		return;
 	}
 	/* the runqueue keeps its count: p goes back to the tail */
-	struct rq *rq = cpu_rq(s, cpu);
-	p->rq_next = NULL;
-	if (rq->tail)
-		rq->tail->rq_next = p;
-	else
-		rq->head = p;
-	rq->tail = p;
+	rq_append(cpu_rq(s, cpu), p);
 	context_switch(s, cpu, next, now, true);
 	p->state = TASK_QUEUED;
 }
