@@ -154,17 +154,19 @@ static void pages_moved(struct sim *s, struct folio folio, int from, int to)
 	if (from == to)
 		return;
 	/* each physical page once: through the VMA of the first mapping mm
-	 * that holds it (a store split by vma_mib has several) */
+	 * that holds the folio (a store split by vma_mib has several; VMAs
+	 * are whole PMDs, so no folio straddles two) */
 	const struct mm_struct *first = folio.fs->mappers[0]->vm_mm;
 	for (int m = 0; m < folio.fs->nr_mappers; m++) {
 		struct vm_area_struct *vma = folio.fs->mappers[m];
-		if (vma->vm_mm != first)
+		if (vma->vm_mm != first || !vma_address(vma, folio.idx))
 			continue;
 		for (unsigned long k = 0; k < folio_nr_pages(folio); k++) {
 			uint64_t a = vma_address(vma, folio.idx + k);
 			if (a && !pte_none(vma->ptes[pte_index(vma, a)]))
 				workload_page_moved(s, vma, a, from, to, 1);
 		}
+		break;
 	}
 }
 
