@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/escape.h"
+
 struct stat_def {
 	const char *name;
 	size_t off;
@@ -164,7 +166,9 @@ static json_t *json_convergence(const struct sim *s)
 static void text_header(const struct sim *s, const struct scenario *sc, FILE *out)
 {
 	fprintf(out, "numasim %s\n", NUMASIM_VERSION);
-	fprintf(out, "scenario:  %s (%s)\n", sc->name, sc->source);
+	fprintf(out, "scenario:  %s (", sc->name);
+	fputs_escaped(sc->source, out); /* a path as given: it may hold anything */
+	fprintf(out, ")\n");
 	fprintf(out, "kernel:    %s\n", s->k.name);
 	fprintf(out, "seed:      %llu\n", (unsigned long long)s->seed);
 	fprintf(out, "machine:   %d sockets, %d nodes, %d CPUs, %s\n", s->m.nr_sockets,

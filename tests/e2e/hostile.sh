@@ -279,4 +279,12 @@ expect plot_control_in_output "-o: the file name has a control character (0x0a)"
 expect plot_output_dir "-o: $cases is a directory" plot "$cases/run.json" -o "$cases"
 expect plot_output_type "unknown image type" plot "$cases/run.json" -o "$run_dir/p.eps"
 
+# A valid scenario behind an escape sequence in its file name: the run
+# goes ahead, and the report names the file without the raw ESC byte.
+esc_ini="$work/"$'x\e[31mred.ini'
+printf '[machine]\n[workload]\nthreads = 2\nmemory_gib = 0.0625\n' >"$esc_ini"
+"$NUMASIM" run "$esc_ini" --duration 0.2 -q >"$work/esc.out" 2>&1 || fail "escape_in_path: the run failed"
+! grep -q $'\e' "$work/esc.out" || fail "escape_in_path: a raw ESC reached the report"
+grep -qF 'x\x1b[31mred.ini' "$work/esc.out" || fail "escape_in_path: the path is not shown escaped"
+
 echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"
