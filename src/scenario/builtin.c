@@ -6,12 +6,14 @@
 
 #include "scenario/scenario.h"
 
-/* The seed, without its title line: the BRIEF 4 variations below are this
- * text with the keys they change appended (a later key wins). */
+/* The seed, without its title line.  The BRIEF 4 variations are this text
+ * with the keys they change: SMT (@smt threads a core, @cpus in all),
+ * @threads workers, their slices' first touch @private_ft and
+ * transparent_hugepage.enabled @thp given here (a scenario gives each key
+ * once), anything else appended in a section of its own. */
 #define SEED_BODY SEED_BODY_THP("never")
-/* The seed with transparent_hugepage.enabled = @thp (the variations set it
- * here: a scenario gives each key once). */
-#define SEED_BODY_THP(thp) \
+#define SEED_BODY_THP(thp) SEED_BODY_VARIANT("2", "384", "384", "local", thp)
+#define SEED_BODY_VARIANT(smt, cpus, threads, private_ft, thp) \
 	"# Every key is optional: a missing key keeps its default.  Any field of the\n" \
 	"# cost model (machine/costs.c) can be overridden in a [costs] section, e.g.\n" \
 	"#   [costs]\n" \
@@ -21,11 +23,11 @@
 	"# Two sockets with one NUMA node each (no SNC/NPS split).\n" \
 	"sockets = 2\n" \
 	"nodes_per_socket = 1\n" \
-	"# 96 cores per node with SMT-2: 2 x 1 x 96 x 2 = 384 CPUs.\n" \
+	"# 96 cores per node, SMT threads_per_core: 2 x 1 x 96 x SMT CPUs.\n" \
 	"cores_per_node = 96\n" \
-	"threads_per_core = 2\n" \
+	"threads_per_core = " smt "\n" \
 	"# Optional cross-check: must equal the product above.\n" \
-	"cpus = 384\n" \
+	"cpus = " cpus "\n" \
 	"# 512 GiB of DRAM per node, 1 TiB in all.\n" \
 	"mem_per_node_gib = 512\n" \
 	"# TLB shootdowns by IPIs to mm_cpumask, no INVLPGB.\n" \
@@ -63,17 +65,17 @@
 	"# memory-heavy, 4 KiB pages.  This pattern is chosen to be consistent with the\n" \
 	"# published figures (docs/calibration.md gives the reasoning, and the figures\n" \
 	"# below hold for these values only: change a key and measure again):\n" \
-	"# - one process; its main thread waits while 384 workers run, one per CPU;\n" \
+	"# - one process; its main thread waits while its workers run, one per CPU;\n" \
 	"main_thread_works = false\n" \
 	"processes = 1\n" \
-	"threads = 384\n" \
+	"threads = " threads "\n" \
 	"# Anonymous memory per process, GiB: its threads' slices and its shared region.\n" \
 	"memory_gib = 120\n" \
 	"# - 94.4% of memory is thread-private slices, first touched by their owner\n" \
-	"#   (local), taking 98.85% of each thread's touches;\n" \
+	"#   (the seed: local), taking 98.85% of each thread's touches;\n" \
 	"private_fraction = 0.944\n" \
 	"private_access_share = 0.9885\n" \
-	"private_first_touch = local\n" \
+	"private_first_touch = " private_ft "\n" \
 	"# - the rest is shared by all threads, interleaved over the nodes, and spread\n" \
 	"#   between the slices (2 MiB at a time) so that the scanner meets it at a\n" \
 	"#   steady rate (here: ~8 minutes a sweep, ~1,800 migrations/s);\n" \
@@ -415,46 +417,12 @@ static const char seed_remote_text[] =
 	"# numasim scenario \"seed-remote\": the seed with every thread's slice first\n"
 	"# touched on the other socket (threads local, memory remote): how long NUMA\n"
 	"# balancing takes to bring it home, and the throughput after.\n"
-	"# Unwritten keys take their defaults, which are the seed's machine.\n"
-	"\n"
-	"[machine]\n"
-	"\n"
-	"[workload]\n"
-	"main_thread_works = false\n"
-	"processes = 1\n"
-	"threads = 384\n"
-	"memory_gib = 120\n"
-	"private_fraction = 0.944\n"
-	"private_access_share = 0.9885\n"
-	"private_first_touch = remote\n"
-	"shared_first_touch = interleave\n"
-	"spread_shared = true\n"
-	"hot_fraction = 0\n"
-	"hot_access_share = 0\n"
-	"cpu_ns_per_op = 100\n"
-	"\n" KERNEL_RUN("v7.3", "180");
+	SEED_BODY_VARIANT("2", "384", "384", "remote", "never");
 
 static const char seed_192_text[] =
 	"# numasim scenario \"seed-192\": the seed's machine with SMT off (192 CPUs)\n"
 	"# and 192 threads on the same 120 GiB.\n"
-	"\n"
-	"[machine]\n"
-	"threads_per_core = 1\n"
-	"\n"
-	"[workload]\n"
-	"main_thread_works = false\n"
-	"processes = 1\n"
-	"threads = 192\n"
-	"memory_gib = 120\n"
-	"private_fraction = 0.944\n"
-	"private_access_share = 0.9885\n"
-	"private_first_touch = local\n"
-	"shared_first_touch = interleave\n"
-	"spread_shared = true\n"
-	"hot_fraction = 0\n"
-	"hot_access_share = 0\n"
-	"cpu_ns_per_op = 100\n"
-	"\n" KERNEL_RUN("v7.3", "180");
+	SEED_BODY_VARIANT("1", "192", "192", "local", "never");
 
 struct builtin {
 	const char *name;
