@@ -9,6 +9,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
 #include "linux/compaction.h"
+#include "linux/mm.h"
 #include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
 
@@ -262,6 +263,7 @@ void sim_free(struct sim *s)
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
 		free(t->mctx);
+		tlb_ubc_free(&t->tlb_ubc);
 		free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);

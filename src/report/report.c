@@ -390,7 +390,8 @@ static json_t *json_stats(const struct sim *s)
 }
 
 /* The gather durations by size (sim.h: gather_hist): each bucket's lower
- * bound in us and its count. */
+ * bound in us and its count; the batched PTEs' migration-to-flush delays
+ * (sim.h: delay_hist) the same way, in ns. */
 static json_t *json_histograms(const struct sim *s)
 {
 	json_t *o = json_object(), *g = json_object(), *lo = json_array(), *n = json_array();
@@ -401,6 +402,17 @@ static json_t *json_histograms(const struct sim *s)
 	json_object_set_new(g, "lower_us", lo);
 	json_object_set_new(g, "count", n);
 	json_object_set_new(o, "numa_gather_us", g);
+	/* the migration-to-flush delays (sim.h: delay_hist), in ns */
+	json_t *d = json_object();
+	lo = json_array();
+	n = json_array();
+	for (int b = 0; b < NR_DELAY_HIST; b++) {
+		json_array_append_new(lo, jint(b ? 1ull << (b - 1) : 0));
+		json_array_append_new(n, jint(s->delay_hist[b]));
+	}
+	json_object_set_new(d, "lower_ns", lo);
+	json_object_set_new(d, "count", n);
+	json_object_set_new(o, "migrate_flush_delay_ns", d);
 	return o;
 }
 
