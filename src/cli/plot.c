@@ -36,8 +36,9 @@ const char plot_usage[] =
 	"Draw numasim results with gnuplot.\n"
 	"  run results ('numasim run --json'): time-series panels from the second\n"
 	"    simulated second on (the first is the start-up), TLB interrupts/s,\n"
-	"    migrations/s, scan pass duration (ms) and scan period (ms), and a\n"
-	"    histogram of task_numa_work's mmu_gather durations; one line per file\n"
+	"    migrations/s, scan pass duration (ms) and scan period (ms), and\n"
+	"    histograms of task_numa_work's mmu_gather durations and of the\n"
+	"    batched unmaps' migration-to-flush delays; one line per file\n"
 	"    (legend: kernel and seed, or the file name).\n"
 	"  ab results ('numasim ab --json'): bar charts of throughput loss (%),\n"
 	"    kernel cycles per hinting PTE and TLB interrupts per migrated page per\n"
@@ -200,13 +201,34 @@ static void run_labels(const struct plot *p, char label[][256])
 
 /* What a file's series hold: gnuplot must not be asked to draw a panel
  * without a single point, nor to autoscale an all-zero axis. */
-enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, COL_HIST, NR_RUN_COLS };
+enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, COL_HIST, COL_DELAY, NR_RUN_COLS };
 #define MAX_BUCKETS 64
+
+/* The run plot's histograms: the gathers' durations and the batched PTEs'
+ * migration-to-flush delays, both log2 buckets in the result JSON. */
+enum { HIST_GATHER, HIST_DELAY, NR_HISTS };
+static const struct {
+	const char *key;      /* under "histograms" */
+	const char *block;    /* the datablock's prefix */
+	int col;
+	const char *title, *ylabel, *xlabel, *empty;
+	bool ns;              /* bucket bounds in ns (else us) */
+} hists[NR_HISTS] = {
+	[HIST_GATHER] = { "numa_gather_us", "h", COL_HIST,
+			  "task_numa_work mmu_gather durations (gathers per log2 bucket)", "gathers",
+			  "duration (us, bucket lower bound)", "no mmu_gather durations in these results",
+			  false },
+	[HIST_DELAY] = { "migrate_flush_delay_ns", "d", COL_DELAY,
+			 "batched unmap to the end of its flush (try_to_unmap_flush), per PTE, log2 buckets",
+			 "PTEs", "delay (bucket lower bound)",
+			 "no batched unmaps in these results (or results older than the delay histogram)",
+			 true },
+};
 
 struct extent {
 	double tmax;
-	int hist_lo, hist_hi;  /* the histogram's first and last non-empty bucket */
-	int hist_n;            /* its buckets */
+	int hist_lo[NR_HISTS], hist_hi[NR_HISTS];  /* each histogram's first and last non-empty bucket */
+	int hist_n[NR_HISTS];                      /* its buckets */
 	double ymax[NR_RUN_COLS];
 	int points[NR_RUN_COLS];
 };
@@ -276,28 +298,32 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 	if (!e->points[COL_PASS])
 		fprintf(f, "1 NaN\n");
 	fprintf(f, "EOD\n");
-	/* $h<i>: bucket, gathers: the histogram of mmu_gather durations */
-	const json_t *h = json_object_get(json_object_get(doc, "histograms"), "numa_gather_us");
-	const json_t *count = json_object_get(h, "count");
-	fprintf(f, "$h%d << EOD\n", i);
-	e->hist_lo = -1;
-	e->hist_n = (int)(json_array_size(count) < MAX_BUCKETS ? json_array_size(count) : MAX_BUCKETS);
-	for (size_t b = 0; b < json_array_size(count) && b < MAX_BUCKETS; b++) {
-		const json_t *v = json_array_get(count, b);
-		double y = json_is_number(v) ? json_number_value(v) : NAN;
-		fprintf(f, "%zu", b);
-		put_number(f, y);
-		fputc('\n', f);
-		if (y > 0) {
-			if (e->hist_lo < 0)
-				e->hist_lo = (int)b;
-			e->hist_hi = (int)b;
-			note(e, COL_HIST, y);
+	/* $h<i>: bucket, gathers: the histogram of mmu_gather durations;
+	 * $d<i>: bucket, PTEs: the migration-to-flush delays */
+	for (int k = 0; k < NR_HISTS; k++) {
+		const json_t *h = json_object_get(json_object_get(doc, "histograms"), hists[k].key);
+		const json_t *count = json_object_get(h, "count");
+		fprintf(f, "$%s%d << EOD\n", hists[k].block, i);
+		e->hist_lo[k] = -1;
+		e->hist_n[k] = (int)(json_array_size(count) < MAX_BUCKETS ? json_array_size(count)
+									  : MAX_BUCKETS);
+		for (size_t b = 0; b < json_array_size(count) && b < MAX_BUCKETS; b++) {
+			const json_t *v = json_array_get(count, b);
+			double y = json_is_number(v) ? json_number_value(v) : NAN;
+			fprintf(f, "%zu", b);
+			put_number(f, y);
+			fputc('\n', f);
+			if (y > 0) {
+				if (e->hist_lo[k] < 0)
+					e->hist_lo[k] = (int)b;
+				e->hist_hi[k] = (int)b;
+				note(e, hists[k].col, y);
+			}
 		}
+		if (!json_array_size(count))
+			fprintf(f, "0 NaN\n");
+		fprintf(f, "EOD\n");
 	}
-	if (!json_array_size(count))
-		fprintf(f, "0 NaN\n");
-	fprintf(f, "EOD\n");
 }
 
 static void run_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e,
@@ -346,39 +372,65 @@ static void run_panel(FILE *f, const struct plot *p, char label[][256], const st
 	fprintf(f, "\n");
 }
 
-/* The mmu_gather durations of task_numa_work, one outline per file over
- * the log2 buckets the results record (lower bound in us). */
-static void hist_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e)
+/* A bucket's lower bound as a tic label: "<1" for bucket 0; in ns
+ * histograms with a unit, 512ns, 1us, 1.02ms. */
+static void bucket_tic(FILE *f, int b, bool ns)
+{
+	unsigned long long v = b ? 1ull << (b - 1) : 1ull;
+	const char *lt = b ? "" : "<";
+	if (!ns)
+		fprintf(f, "'%s%llu'", lt, v);
+	else if (v < 1000)
+		fprintf(f, "'%s%lluns'", lt, v);
+	else if (v < 1000000)
+		fprintf(f, "'%s%.3gus'", lt, (double)v / 1e3);
+	else if (v < 1000000000)
+		fprintf(f, "'%s%.3gms'", lt, (double)v / 1e6);
+	else
+		fprintf(f, "'%s%.3gs'", lt, (double)v / 1e9);
+}
+
+/* A histogram of the results (hists[@k]), one outline per file over the
+ * log2 buckets the results record. */
+static void hist_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e, int k)
 {
 	int lo = -1, hi = -1, nb = 0;
 	for (int i = 0; i < p->nr_files; i++)
-		nb = e[i].hist_n > nb ? e[i].hist_n : nb;
+		nb = e[i].hist_n[k] > nb ? e[i].hist_n[k] : nb;
 	for (int i = 0; i < p->nr_files; i++)
-		if (e[i].hist_lo >= 0) {
-			lo = lo < 0 || e[i].hist_lo < lo ? e[i].hist_lo : lo;
-			hi = e[i].hist_hi > hi ? e[i].hist_hi : hi;
+		if (e[i].hist_lo[k] >= 0) {
+			lo = lo < 0 || e[i].hist_lo[k] < lo ? e[i].hist_lo[k] : lo;
+			hi = e[i].hist_hi[k] > hi ? e[i].hist_hi[k] : hi;
 		}
-	fprintf(f, "unset key\nset title 'task_numa_work mmu_gather durations (gathers per log2 bucket)'\n"
-		   "set ylabel 'gathers'\nset xlabel 'duration (us, bucket lower bound)'\n"
-		   "set format y '%%g'\nset yrange [0:*]\n");
+	fprintf(f, "unset key\nset title ");
+	put_gp_string(f, hists[k].title);
+	fprintf(f, "\nset ylabel ");
+	put_gp_string(f, hists[k].ylabel);
+	fprintf(f, "\nset xlabel ");
+	put_gp_string(f, hists[k].xlabel);
+	fprintf(f, "\nset format y '%%g'\nset yrange [0:*]\n");
 	if (lo < 0) {
-		fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nset xtics autofreq\n"
-			   "set label 1 'no mmu_gather durations in these results' at graph 0.5, graph 0.5 center\n"
-			   "plot -1 notitle\nunset label 1\n");
+		fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nset xtics autofreq\nset label 1 ");
+		put_gp_string(f, hists[k].empty);
+		fprintf(f, " at graph 0.5, graph 0.5 center\nplot -1 notitle\nunset label 1\n");
 		return;
 	}
 	/* an empty bucket each side, so the outline comes down to 0 */
 	lo = lo > 0 ? lo - 1 : lo;
 	hi = hi + 1 < nb ? hi + 1 : hi;
 	fprintf(f, "set xrange [%g:%g]\nset xtics (", lo - 0.5, hi + 0.5);
-	for (int b = lo; b <= hi; b++)
-		fprintf(f, "%s'%s%llu' %d", b > lo ? ", " : "", b ? "" : "<", b ? 1ull << (b - 1) : 1ull, b);
+	for (int b = lo; b <= hi; b++) {
+		fprintf(f, "%s", b > lo ? ", " : "");
+		bucket_tic(f, b, hists[k].ns);
+		fprintf(f, " %d", b);
+	}
 	fprintf(f, ")\nplot ");
 	for (int i = 0, n = 0; i < p->nr_files; i++) {
-		if (e[i].hist_lo < 0)
+		if (e[i].hist_lo[k] < 0)
 			continue;
-		fprintf(f, "%s$h%d using 1:2 with histeps lw 2 dt %d lc rgb '%s' title ", n++ ? ", \\\n     " : "",
-			i, 1 + (i / (int)NR_COLOURS) % 4, colours[i % NR_COLOURS]);
+		fprintf(f, "%s$%s%d using 1:2 with histeps lw 2 dt %d lc rgb '%s' title ",
+			n++ ? ", \\\n     " : "", hists[k].block, i, 1 + (i / (int)NR_COLOURS) % 4,
+			colours[i % NR_COLOURS]);
 		put_gp_string(f, label[i]);
 	}
 	fprintf(f, "\n");
@@ -408,7 +460,7 @@ static void run_script(FILE *f, const struct plot *p)
 			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
 		scenario_note(p, title, sizeof(title));
 	}
-	fprintf(f, "set multiplot layout 5,1 title ");
+	fprintf(f, "set multiplot layout 6,1 title ");
 	put_gp_string(f, title);
 	fprintf(f, "%s\n"
 		   "set grid\n"
@@ -423,7 +475,8 @@ static void run_script(FILE *f, const struct plot *p)
 	run_panel(f, p, label, e, "scan pass duration (mean of the passes ending in each second)", "ms",
 		  COL_PASS, 2, "no scan pass ended in these runs");
 	run_panel(f, p, label, e, "scan period (numa_scan_period)", "ms", COL_PERIOD, 3, "no data");
-	hist_panel(f, p, label, e);
+	hist_panel(f, p, label, e, HIST_GATHER);
+	hist_panel(f, p, label, e, HIST_DELAY);
 	fprintf(f, "unset multiplot\n");
 }
 
@@ -583,7 +636,7 @@ static void need_terminal(FILE *f, const char *term, const char *what)
 static void write_script(FILE *f, const struct plot *p, const char *tmp)
 {
 	bool run = p->kind == MMSTAT_RESULT_RUN;
-	int w = run ? 1100 : 1500, h = run ? 1600 : 600;
+	int w = run ? 1100 : 1500, h = run ? 1900 : 600;
 	switch (p->fmt) {
 	case FMT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
@@ -607,7 +660,7 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		break;
 	case FMT_TXT:
 		/* ASCII art for a terminal or a mail: text only, no colour */
-		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150, run ? 120 : 32);
+		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150, run ? 144 : 32);
 		break;
 	default:
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",

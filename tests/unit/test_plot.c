@@ -1,6 +1,7 @@
 /* cli/plot.c's gnuplot script, without gnuplot: the run plot's data leave
  * out the first second (the start-up) and a scan period not yet set, and
- * carry the histogram of mmu_gather durations; each output format picks
+ * carry the histograms of mmu_gather durations and migration-to-flush
+ * delays; each output format picks
  * its terminal. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <setjmp.h>
@@ -20,7 +21,9 @@ static const char run_json[] =
 	"{\"kernel\": \"v7.3\", \"seed\": 1, \"scenario\": \"t\", \"vmstat\": {},\n"
 	" \"timeseries\": {\"t_s\": [1, 2, 3], \"tlb_irqs_per_s\": [0, 5, 6],\n"
 	"   \"migrations_per_s\": [0, 1, 2], \"pass_ms\": [0, 0, 3], \"scan_period_ms\": [0, 250, 1000]},\n"
-	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]}}}\n";
+	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]},\n"
+	"   \"migrate_flush_delay_ns\": {\"lower_ns\": [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],\n"
+	"     \"count\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0]}}}\n";
 
 /* The script for @out, in a malloc'd string. */
 static char *script_for(const char *out)
@@ -54,6 +57,11 @@ static void test_run_data(void **state)
 	assert_non_null(strstr(s, "$h0 << EOD\n0 0\n1 0\n2 4\n3 0\nEOD\n"));
 	assert_non_null(strstr(s, "set xtics ('1' 1, '2' 2, '4' 3)"));
 	assert_non_null(strstr(s, "with histeps"));
+	/* the migration-to-flush delays: the same, its tics with units */
+	assert_non_null(strstr(s, "$d0 << EOD\n0 0\n1 0\n"));
+	assert_non_null(strstr(s, "\n11 7\n12 0\nEOD\n"));
+	assert_non_null(strstr(s, "set xtics ('512ns' 10, '1.02us' 11, '2.05us' 12)"));
+	assert_non_null(strstr(s, "$d0 using 1:2 with histeps"));
 	assert_non_null(strstr(s, "set terminal svg "));
 	free(s);
 }
