@@ -31,7 +31,7 @@
 #define MAX_BARS 128
 
 const char plot_usage[] =
-	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T]\n"
+	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T] [--kind K]\n"
 	"\n"
 	"Draw numasim results with gnuplot.\n"
 	"  run results ('numasim run --json'): time-series panels from the second\n"
@@ -43,6 +43,10 @@ const char plot_usage[] =
 	"  ab results ('numasim ab --json'): bar charts of throughput loss (%),\n"
 	"    kernel cycles per hinting PTE and TLB interrupts per migrated page per\n"
 	"    kernel; bar = mean over the pairs, error bar = min-max.\n"
+	"  run results with --kind nodes: the per-node NUMA allocation counters\n"
+	"    (node_vmstat: numa_hit, numa_miss, numa_foreign, numa_interleave,\n"
+	"    numa_local, numa_other) and nr_free_pages, one panel each, bars per\n"
+	"    node, one per file.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
@@ -51,6 +55,8 @@ const char plot_usage[] =
 	"                      art, gnuplot's dumb terminal, for a mail), or - (the\n"
 	"                      ASCII art on stdout)\n"
 	"  --title T           the title above the panels\n"
+	"  --kind K            run results: series (the default: time series and\n"
+	"                      histograms) or nodes (per-node counters)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Needs gnuplot (Debian: gnuplot-nox, installed by 'scripts/deps.sh --optional').\n"
@@ -71,6 +77,7 @@ struct plot {
 	const char *title;
 	enum format fmt;
 	int kind;
+	bool nodes;             /* --kind nodes */
 	json_t *doc[MAX_FILES];
 	const char *path[MAX_FILES];
 	int nr_files;
@@ -480,6 +487,105 @@ static void run_script(FILE *f, const struct plot *p)
 	fprintf(f, "unset multiplot\n");
 }
 
+/* ---- the per-node counters --------------------------------------------------- */
+
+/* The counters of a result's node_vmstat the model counts, as the kernel's
+ * /sys/devices/system/node/nodeN/vmstat names them. */
+static const char *const node_keys[] = {
+	"numa_hit", "numa_miss", "numa_foreign", "numa_interleave", "numa_local", "numa_other",
+	"nr_free_pages",
+};
+#define NR_NODE_KEYS (sizeof(node_keys) / sizeof(node_keys[0]))
+#define MAX_NODES 64
+
+/* One panel per counter; in each, a group of bars per node, one bar per
+ * file (its colour the legend's). */
+static void nodes_script(FILE *f, const struct plot *p)
+{
+	char label[MAX_FILES][256];
+	int nn[MAX_FILES], nodes = 0;
+	double ymax[NR_NODE_KEYS] = { 0 };
+	run_labels(p, label);
+	for (int i = 0; i < p->nr_files; i++) {
+		const json_t *a = json_object_get(p->doc[i], "node_vmstat");
+		nn[i] = (int)(json_array_size(a) < MAX_NODES ? json_array_size(a) : MAX_NODES);
+		nodes = nn[i] > nodes ? nn[i] : nodes;
+		/* $n<i>: node, then each counter */
+		fprintf(f, "$n%d << EOD\n", i);
+		for (int n = 0; n < nn[i]; n++) {
+			const json_t *o = json_array_get(a, (size_t)n);
+			fprintf(f, "%d", n);
+			for (size_t k = 0; k < NR_NODE_KEYS; k++) {
+				const json_t *v = json_object_get(o, node_keys[k]);
+				double y = json_is_number(v) ? json_number_value(v) : NAN;
+				put_number(f, y);
+				if (isfinite(y) && y > ymax[k])
+					ymax[k] = y;
+			}
+			fputc('\n', f);
+		}
+		if (!nn[i]) {
+			fprintf(f, "0");
+			for (size_t k = 0; k < NR_NODE_KEYS; k++)
+				fprintf(f, " NaN");
+			fprintf(f, "\n");
+		}
+		fprintf(f, "EOD\n");
+	}
+
+	char title[512];
+	if (p->title) {
+		snprintf(title, sizeof(title), "%s", p->title);
+	} else {
+		const char *scen = mmstat_scenario_name(p->doc[0]);
+		bool same = true;
+		for (int i = 1; i < p->nr_files; i++)
+			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
+		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per-node allocation counters "
+			 "(/sys/devices/system/node/nodeN/vmstat), pages", same ? scen : "several scenarios",
+			 p->nr_files, p->nr_files == 1 ? "" : "s");
+		scenario_note(p, title, sizeof(title));
+	}
+	fprintf(f, "set multiplot layout 4,2 title ");
+	put_gp_string(f, title);
+	double w = 0.8 / p->nr_files;
+	fprintf(f, "%s\nset style fill %s\nset boxwidth %g\nset grid ytics\nset xtics nomirror scale 0\n",
+		p->fmt == FMT_TXT ? "" : " font ',13'",
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", w);
+	fprintf(f, "set xrange [-0.6:%g]\nset xtics (", nodes ? nodes - 0.4 : 0.6);
+	for (int n = 0; n < nodes; n++)
+		fprintf(f, "%s'node %d' %d", n ? ", " : "", n, n);
+	fprintf(f, ")\n");
+	for (size_t k = 0; k < NR_NODE_KEYS; k++) {
+		if (k == 0)
+			fprintf(f, "set key outside top center horizontal samplen 2\n");
+		else
+			fprintf(f, "unset key\n");
+		fprintf(f, "set title ");
+		put_gp_string(f, node_keys[k]);
+		fprintf(f, "\nset ylabel 'pages'\n%s\n", ymax[k] > 0 ? "set yrange [0:*]" : "set yrange [0:1]");
+		if (k + 1 == NR_NODE_KEYS)
+			fprintf(f, "set title 'nr_free_pages (at the end of the run)'\n");
+		fprintf(f, ymax[k] >= 10000 ? "set format y '%%.0s%%c'\n" : "set format y '%%g'\n");
+		if (!nodes) {
+			fprintf(f, "set label 1 'no per-node counters in these results (older than node_vmstat)' "
+				   "at graph 0.5, graph 0.5 center\nplot -1 notitle\nunset label 1\n");
+			continue;
+		}
+		fprintf(f, "plot ");
+		for (int i = 0, n = 0; i < p->nr_files; i++) {
+			if (!nn[i])
+				continue;
+			double off = (i - (p->nr_files - 1) / 2.0) * w;
+			fprintf(f, "%s$n%d using ($1%+g):%zu with boxes lc rgb '%s' title ", n++ ? ", \\\n     " : "",
+				i, off, k + 2, colours[i % NR_COLOURS]);
+			put_gp_string(f, label[i]);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "unset multiplot\n");
+}
+
 /* ---- the ab plot ------------------------------------------------------------ */
 
 static const struct {
@@ -635,8 +741,8 @@ static void need_terminal(FILE *f, const char *term, const char *what)
 
 static void write_script(FILE *f, const struct plot *p, const char *tmp)
 {
-	bool run = p->kind == MMSTAT_RESULT_RUN;
-	int w = run ? 1100 : 1500, h = run ? 1900 : 600;
+	bool run = p->kind == MMSTAT_RESULT_RUN && !p->nodes;
+	int w = run ? 1100 : 1500, h = run ? 1900 : p->nodes ? 1400 : 600;
 	switch (p->fmt) {
 	case FMT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
@@ -660,7 +766,8 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		break;
 	case FMT_TXT:
 		/* ASCII art for a terminal or a mail: text only, no colour */
-		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150, run ? 144 : 32);
+		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150,
+			run ? 144 : p->nodes ? 96 : 32);
 		break;
 	default:
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
@@ -673,7 +780,9 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		fputc('\'', f);
 		fprintf(f, "\n");
 	}
-	if (run)
+	if (p->nodes)
+		nodes_script(f, p);
+	else if (run)
 		run_script(f, p);
 	else
 		ab_script(f, p);
@@ -795,14 +904,28 @@ static enum format format_of(const char *out)
 	     : ends_with(out, ".txt") || !strcmp(out, "-") ? FMT_TXT : FMT_SVG;
 }
 
+/* --kind: "series" or "nodes" (run results only); -1 if unknown. */
+static int kind_nodes(const char *kind)
+{
+	if (!kind || !strcmp(kind, "series"))
+		return 0;
+	return !strcmp(kind, "nodes") ? 1 : -1;
+}
+
 int plot_script(int nfiles, char **paths, const char *out, FILE *f)
+{
+	return plot_script_kind(nfiles, paths, out, NULL, f);
+}
+
+int plot_script_kind(int nfiles, char **paths, const char *out, const char *kind, FILE *f)
 {
 	struct plot p = { .out = out };
 	int rc = EXIT_INPUT;
-	if (nfiles < 1 || nfiles > MAX_FILES)
+	if (nfiles < 1 || nfiles > MAX_FILES || kind_nodes(kind) < 0)
 		return EXIT_INPUT;
 	p.fmt = format_of(out);
-	if (!load_inputs(&p, nfiles, paths)) {
+	p.nodes = kind_nodes(kind) > 0;
+	if (!load_inputs(&p, nfiles, paths) && !(p.nodes && p.kind != MMSTAT_RESULT_RUN)) {
 		write_script(f, &p, strcmp(out, "-") ? "plot.tmp" : NULL);
 		rc = 0;
 	}
@@ -837,10 +960,11 @@ static int check_output(const struct plot *p)
 
 int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256 };
+	enum { OPT_TITLE = 256, OPT_KIND };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -859,6 +983,14 @@ int cmd_plot(int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			p.title = optarg;
+			break;
+		case OPT_KIND:
+			if (kind_nodes(optarg) < 0) {
+				fprintf(stderr, "numasim plot: --kind: expected series or nodes\n"
+					"Try 'numasim plot --help'.\n");
+				return EXIT_INPUT;
+			}
+			p.nodes = kind_nodes(optarg) > 0;
 			break;
 		case ':':
 			fprintf(stderr, "numasim plot: option '%s' needs a value\n"
@@ -890,6 +1022,11 @@ int cmd_plot(int argc, char **argv)
 
 	if (load_inputs(&p, argc - optind, argv + optind))
 		goto out;
+	if (p.nodes && p.kind != MMSTAT_RESULT_RUN) {
+		fprintf(stderr, "numasim plot: --kind nodes draws run results ('numasim run --json'), "
+			"not ab results\n");
+		goto out;
+	}
 
 	char *gnuplot = find_gnuplot();
 	if (!gnuplot) {

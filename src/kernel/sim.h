@@ -111,6 +111,7 @@ struct sim {
 	int nr_stores;
 	uint32_t nr_tables;               /* PTE tables over all VMAs */
 	uint64_t *node_free_pages;        /* per node */
+	uint64_t *node_numa;              /* [node][enum numa_stat_item]: zone_statistics */
 
 	struct pglist_data *pgdat;        /* per node: free blocks, kcompactd, split queue */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # numasim plot: with gnuplot, two run results and an ab result become SVG,
 # PDF, ASCII art (a .txt file, or stdout with -o -) and PNG where gnuplot has
-# a png terminal; the run plot has the gather-duration and the
+# a png terminal, and --kind nodes the per-node counters in each; the run
+# plot has the gather-duration and the
 # migration-to-flush delay histograms and starts
 # after the first second; without gnuplot (always tested,
 # by hiding it from PATH) a clear message, exit status 3 and no file; bad
@@ -71,6 +72,24 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q $'\e' "$work/esc.out" && fail "an escape in --title reached the terminal"
     grep -q '?]2;pwned??\[31mred' "$work/esc.out" || fail "the title was not shown with '?' for controls"
 
+    # ---- per-node counters (--kind nodes) in each format -------------------------------
+    "$NUMASIM" plot --kind nodes "$work/a.json" "$work/b.json" -o "$work/nodes.svg" || fail "nodes SVG failed"
+    grep -q '<svg' "$work/nodes.svg" && grep -q 'numa_interleave' "$work/nodes.svg" &&
+        grep -q 'node 1' "$work/nodes.svg" || fail "nodes.svg lacks a panel or the node tics"
+    "$NUMASIM" plot --kind nodes "$work/a.json" -o - >"$work/nodes.out" || fail "nodes ASCII failed"
+    grep -q 'numa_hit' "$work/nodes.out" && grep -q '\*\*\*' "$work/nodes.out" ||
+        fail "nodes ASCII: no numa_hit panel or no bars"
+    tr -d '\f' <"$work/nodes.out" | LC_ALL=C grep -q '[^ -~]' && fail "nodes ASCII is not plain ASCII"
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *pdfcairo '; then
+        "$NUMASIM" plot --kind nodes "$work/a.json" -o "$work/nodes.pdf" || fail "nodes PDF failed"
+        [ "$(head -c 5 "$work/nodes.pdf")" = "%PDF-" ] || fail "nodes.pdf is not a PDF"
+    fi
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then
+        "$NUMASIM" plot --kind nodes "$work/a.json" -o "$work/nodes.png" || fail "nodes PNG failed"
+        [ "$(head -c 8 "$work/nodes.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+            fail "nodes.png is not a PNG"
+    fi
+
     # ---- ab result -> SVG ------------------------------------------------------------
     "$NUMASIM" plot "$work/ab.json" -o "$work/ab.svg" || fail "plot of an ab result failed"
     [ -s "$work/ab.svg" ] || fail "ab.svg is empty"
@@ -108,6 +127,9 @@ bad "unknown extension" "$work/x.eps" "$work/a.json" -o "$work/x.eps"
 bad "run and ab mixed" "$work/x.svg" "$work/a.json" "$work/ab.json" -o "$work/x.svg"
 grep -q 'cannot mix' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no -o" "$work/x.svg" "$work/a.json"
+bad "unknown --kind" "$work/x.svg" "$work/a.json" --kind bogus -o "$work/x.svg"
+bad "--kind nodes of an ab result" "$work/x.svg" "$work/ab.json" --kind nodes -o "$work/x.svg"
+grep -q 'not ab results' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no input" "$work/x.svg" -o "$work/x.svg"
 
 echo old >"$work/keep.svg"

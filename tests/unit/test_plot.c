@@ -21,6 +21,9 @@ static const char run_json[] =
 	"{\"kernel\": \"v7.3\", \"seed\": 1, \"scenario\": \"t\", \"vmstat\": {},\n"
 	" \"timeseries\": {\"t_s\": [1, 2, 3], \"tlb_irqs_per_s\": [0, 5, 6],\n"
 	"   \"migrations_per_s\": [0, 1, 2], \"pass_ms\": [0, 0, 3], \"scan_period_ms\": [0, 250, 1000]},\n"
+	" \"node_vmstat\": [{\"numa_hit\": 10, \"numa_miss\": 0, \"numa_foreign\": 2, \"numa_interleave\": 1,\n"
+	"   \"numa_local\": 9, \"numa_other\": 1}, {\"numa_hit\": 5, \"numa_miss\": 2, \"numa_foreign\": 0,\n"
+	"   \"numa_interleave\": 0, \"numa_local\": 7, \"numa_other\": 0}],\n"
 	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]},\n"
 	"   \"migrate_flush_delay_ns\": {\"lower_ns\": [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],\n"
 	"     \"count\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0]}}}\n";
@@ -66,6 +69,34 @@ static void test_run_data(void **state)
 	free(s);
 }
 
+/* --kind nodes: a row per node with the six counters, a panel each, the
+ * node tics; an unknown kind is refused. */
+static void test_nodes(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/plot-nodes-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, run_json, sizeof(run_json) - 1), (ssize_t)(sizeof(run_json) - 1));
+	close(fd);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script_kind(1, paths, "x.svg", "nodes", f), 0);
+	assert_int_not_equal(plot_script_kind(1, paths, "x.svg", "bogus", f), 0);
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "$n0 << EOD\n0 10 0 2 1 9 1 NaN\n1 5 2 0 0 7 0 NaN\nEOD\n"));
+	assert_non_null(strstr(buf, "set xtics ('node 0' 0, 'node 1' 1)"));
+	assert_non_null(strstr(buf, "set title 'numa_foreign'"));
+	assert_non_null(strstr(buf, "$n0 using ($1+0):4 with boxes"));
+	assert_null(strstr(buf, "$s0")); /* not the time series */
+	free(buf);
+}
+
 static void test_formats(void **state)
 {
 	(void)state;
@@ -91,6 +122,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_data),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
