@@ -660,6 +660,44 @@ static int ab_script(FILE *f, const struct plot *p)
 	}
 	fprintf(f, "EOD\n");
 
+	/* $pub: x (beside the bar), then mid, min, max of each panel's
+	 * published range for the bar's kernel, where the ab result carries
+	 * one ("published": numasim ab writes it for the scenario the figures
+	 * were published for); NaN, no point, elsewhere. */
+	int pubs[NR_AB_PANELS] = { 0 };
+	const char *source = NULL;
+	bool sources_differ = false;
+	fprintf(f, "$pub << EOD\n");
+	for (int b = 0; b < n; b++) {
+		const json_t *pub = json_object_get(p->doc[file_of[b]], "published");
+		const json_t *pk = json_object_get(json_object_get(pub, "kernels"), kname[b]);
+		fprintf(f, "%g", b + 0.42);
+		for (size_t q = 0; q < NR_AB_PANELS; q++) {
+			const json_t *r = json_object_get(pk, ab_panels[q].key);
+			const json_t *a = json_array_get(r, 0), *z = json_array_get(r, 1);
+			double sc = ab_panels[q].scale;
+			double vlo = json_is_number(a) ? json_number_value(a) * sc : NAN;
+			double vhi = json_is_number(z) ? json_number_value(z) * sc : NAN;
+			if (json_array_size(r) != 2 || !isfinite(vlo) || !isfinite(vhi) || vlo > vhi) {
+				fprintf(f, " NaN NaN NaN");
+				continue;
+			}
+			put_number(f, (vlo + vhi) / 2);
+			put_number(f, vlo);
+			put_number(f, vhi);
+			pubs[q]++;
+			lo[q] = vlo < lo[q] ? vlo : lo[q];
+			hi[q] = vhi > hi[q] ? vhi : hi[q];
+			const char *src = json_string_value(json_object_get(pub, "source"));
+			if (src && !source)
+				source = src;
+			else if (src && strcmp(src, source))
+				sources_differ = true;
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "EOD\n");
+
 	char title[512];
 	if (p->title) {
 		snprintf(title, sizeof(title), "%s", p->title);
@@ -683,7 +721,8 @@ static int ab_script(FILE *f, const struct plot *p)
 		   "set bmargin %d\n",
 		p->fmt == FMT_TXT ? "" : " font ',13'",
 		/* text has no shades: outlined bars */
-		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3, n > 2 ? 8 : 4);
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3 + 0.2,
+		(n > 2 ? 8 : 4) + (source ? 2 : 0));
 	if (n > 2)
 		fprintf(f, "set xtics rotate by -35 left\n");
 	fprintf(f, "set linetype cycle %d\n", (int)NR_COLOURS);
@@ -711,6 +750,34 @@ static int ab_script(FILE *f, const struct plot *p)
 				n > 2 ? " rotate by -35 left" : "");
 			continue;
 		}
+		/* the published ranges' source, once, under the first panel */
+		bool footnote = source && q == 0;
+		if (footnote) {
+			/* two lines of at most 140 characters (the ASCII page is 150) */
+			char note[700], *second = NULL;
+			snprintf(note, sizeof(note), "published (diamond, min-max), from %s%s", source,
+				 sources_differ ? "; other files name other sources" : "");
+			if (strlen(note) > 140) {
+				char *sp = note + 140;
+				while (sp > note && *sp != ' ')
+					sp--;
+				if (sp > note) {
+					*sp = 0;
+					second = sp + 1;
+					if (strlen(second) > 140)
+						strcpy(second + 137, "...");
+				}
+			}
+			fprintf(f, "set label 98 ");
+			put_gp_string(f, note);
+			fprintf(f, " at screen 0.01, screen %s left\n", second ? "0.06" : "0.02");
+			if (second) {
+				fprintf(f, "set label 99 ");
+				put_gp_string(f, second);
+				fprintf(f, " at screen 0.01, screen 0.02 left\n");
+			}
+		}
+		fprintf(f, pubs[q] ? "set key top left samplen 1\n" : "unset key\n");
 		/* gnuplot's dumb terminal draws no box of a variable colour */
 		if (p->fmt == FMT_TXT)
 			fprintf(f, "plot $ab using 0:%d:xtic(1) with boxes notitle, \\\n", mean);
@@ -720,8 +787,13 @@ static int ab_script(FILE *f, const struct plot *p)
 		fprintf(f, "     $ab using 0:%d:%d:%d with yerrorbars lc rgb 'black' lw 1.5 pt 7 ps 0 notitle, \\\n"
 			   "     $ab using 0:(column(%d) > 0 ? column(%d) : 0):(abs(column(%d)) >= 1000 ? "
 			   "sprintf('%%.0f', column(%d)) : sprintf('%%.3g', column(%d))) "
-			   "with labels offset 0,0.9 notitle\n",
-			mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean);
+			   "with labels offset 0,0.9 notitle%s\n",
+			mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean, pubs[q] ? ", \\" : "");
+		if (pubs[q])
+			fprintf(f, "     $pub using 1:%d:%d:%d with yerrorbars lc rgb '#b00000' lw 2 pt 12 ps 1.5 "
+				   "title 'published'\n", 2 + 3 * (int)q, 3 + 3 * (int)q, 4 + 3 * (int)q);
+		if (footnote)
+			fprintf(f, "unset label 98\nunset label 99\n");
 	}
 	fprintf(f, "unset multiplot\n");
 	return 0;

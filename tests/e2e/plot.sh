@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # numasim plot: with gnuplot, two run results and an ab result become SVG,
 # PDF, ASCII art (a .txt file, or stdout with -o -) and PNG where gnuplot has
-# a png terminal, and --kind nodes the per-node counters in each; the run
+# a png terminal, and --kind nodes the per-node counters in each; the
+# seed's ab plot draws the published ranges with their source; the run
 # plot has the gather-duration and the
 # migration-to-flush delay histograms and starts
 # after the first second; without gnuplot (always tested,
@@ -17,6 +18,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
     fail "run b failed"
 "$NUMASIM" ab small --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 5 \
     --json "$work/ab.json" >/dev/null 2>&1 || fail "ab failed"
+# the seed's ab carries the published ranges of its kernels, by the run's
+# spelling of them; other scenarios none
+"$NUMASIM" ab seed --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 3 \
+    --json "$work/seedab.json" >/dev/null 2>&1 || fail "ab seed failed"
+jq -e '.published.kernels["v7.3"].tlb_irqs_per_migrated_page == [202, 210] and
+       .published.kernels["v7.3+single-folio-v2"].throughput_loss == [0.005, 0.063] and
+       (.published.source | test("nothing to batch"))' "$work/seedab.json" >/dev/null ||
+    fail "ab seed: no published block: $(jq -c .published "$work/seedab.json")"
+jq -e 'has("published") | not' "$work/ab.json" >/dev/null || fail "ab small has a published block"
 
 no_temp_left() {
     if compgen -G "$work/.numasim-plot.*" >/dev/null; then
@@ -95,6 +105,15 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ -s "$work/ab.svg" ] || fail "ab.svg is empty"
     grep -q '<svg' "$work/ab.svg" || fail "ab.svg is not SVG"
     grep -q 'TLB interrupts per migrated page' "$work/ab.svg" || fail "ab.svg lacks a panel"
+    grep -q 'published' "$work/ab.svg" && fail "ab.svg of small shows published values"
+    # the seed's: published ranges beside the bars, their source named, and
+    # the pairs' spread still drawn
+    "$NUMASIM" plot "$work/seedab.json" -o "$work/seedab.svg" || fail "plot of the seed's ab failed"
+    grep -q 'published (diamond, min-max), from the linux-mm patch series' "$work/seedab.svg" ||
+        fail "seedab.svg does not name the published source"
+    "$NUMASIM" plot "$work/seedab.json" -o - >"$work/seedab.out" || fail "ASCII plot of the seed's ab failed"
+    [ "$(grep -o published "$work/seedab.out" | wc -l)" -ge 4 ] ||
+        fail "seedab ASCII: not a published key per panel and the source"
 
     # ---- PNG, where this gnuplot can write one ----------------------------------------
     if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then

@@ -97,6 +97,49 @@ static void test_nodes(void **state)
 	free(buf);
 }
 
+/* An ab result with a published block: the ranges go beside the bars
+ * (scaled as the panel: the loss in %), absent figures are NaN, the
+ * source reaches gnuplot as a quoted string only. */
+static const char ab_json[] =
+	"{\"kernels\": {\"v7.3\": {\"throughput_loss\": [0.05, 0.06],\n"
+	"   \"kernel_cycles_per_hinting_pte\": [1000, 1200], \"tlb_irqs_per_migrated_page\": [170, 180]},\n"
+	"  \"v7.3+single-folio-v2\": {\"throughput_loss\": [0.001, 0.002]}},\n"
+	" \"pairs\": 2, \"scenario\": \"seed\", \"simulated_seconds\": 5,\n"
+	" \"published\": {\"source\": \"it's \\\"x\\\"\\nsystem('touch pwned')\",\n"
+	"   \"kernels\": {\"v7.3\": {\"throughput_loss\": [0.13, 0.165], \"tlb_irqs_per_migrated_page\": [202, 210]},\n"
+	"     \"v7.3+single-folio-v2\": {\"throughput_loss\": [0.2, 0.1]}}}}\n";
+
+static void test_ab_published(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/plot-ab-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ab_json, sizeof(ab_json) - 1), (ssize_t)(sizeof(ab_json) - 1));
+	close(fd);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script(1, paths, "x.svg", f), 0);
+	fclose(f);
+	unlink(path);
+	/* v7.3: loss 13-16.5 %, no cycles, 202-210 interrupts; +v2: min > max
+	 * is no range */
+	assert_non_null(strstr(buf, "$pub << EOD\n0.42 14.75 13 16.5 NaN NaN NaN 206 202 210\n"
+				    "1.42 NaN NaN NaN NaN NaN NaN NaN NaN NaN\nEOD\n"));
+	assert_non_null(strstr(buf, "$pub using 1:2:3:4 with yerrorbars"));
+	assert_non_null(strstr(buf, "$pub using 1:8:9:10 with yerrorbars"));
+	assert_null(strstr(buf, "$pub using 1:5:6:7")); /* no published cycles: not drawn */
+	/* the source: quotes doubled, the line end a '?' */
+	assert_non_null(strstr(buf, "set label 98 'published (diamond, min-max), from it''s \"x\"?system(''touch pwned'')'"));
+	/* the spread of the pairs is still drawn */
+	assert_non_null(strstr(buf, "with yerrorbars lc rgb 'black'"));
+	free(buf);
+}
+
 static void test_formats(void **state)
 {
 	(void)state;
@@ -123,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_run_data),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_ab_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
