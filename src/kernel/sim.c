@@ -286,6 +286,7 @@ void sim_free(struct sim *s)
 	s->tasks = NULL;
 	s->cpus = NULL;
 	s->node_free_pages = NULL;
+	s->node_numa = NULL;
 	s->pgdat = NULL;
 	s->table_vma = NULL;
 	s->node_run_ns = NULL;
