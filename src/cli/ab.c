@@ -257,6 +257,34 @@ static const char *const published[NR_AB_FIGURES] = {
 	[FIG_PTE_UPDATES_PER_S] = "~108k | -",
 };
 
+/* The headline figures of the same series as numbers (the unit of the
+ * JSON: a fraction for the loss), min-max over its three pairs, for the
+ * ab JSON's "published" block that `numasim plot` draws on the bars.  They
+ * are the ranges of the strings above. */
+#define PUBLISHED_SOURCE                                                                    \
+	"the linux-mm patch series \"mm/migrate: don't batch the TLB flush when there is " \
+	"nothing to batch\" (2026, v1/v2): v7.3 and v7.3 + the v2 patch, 2-socket 384-CPU "  \
+	"x86, three A/B pairs of 180 s"
+static const struct {
+	const char *kernel;
+	enum ab_figure fig;
+	double lo, hi;
+} published_ranges[] = {
+	{ "v7.3", FIG_LOSS, 0.130, 0.165 },
+	{ "v7.3", FIG_KCYCLES, 1.18e6, 1.22e6 },
+	{ "v7.3", FIG_IRQ_PER_MIGRATED, 202, 210 },
+	{ "v7.3+single-folio-v2", FIG_LOSS, 0.005, 0.063 },
+	{ "v7.3+single-folio-v2", FIG_KCYCLES, 0.28e6, 0.31e6 },
+	{ "v7.3+single-folio-v2", FIG_IRQ_PER_MIGRATED, 12.7, 13.6 },
+};
+
+/* The published figures apply: the seed, both runs of each pair (as the
+ * table's published column). */
+static bool seed_published(const struct ab *ab)
+{
+	return !strcmp(ab->base.name, "seed") && ab->mode == AB_BOTH;
+}
+
 static void format_range(char *buf, size_t len, const struct ab_figure_def *d, double lo, double hi)
 {
 	int dec = d->decimals;
@@ -399,7 +427,7 @@ static int unfinished_runs(struct ab *ab)
 
 static void print_table(struct ab *ab)
 {
-	bool seed = !strcmp(ab->base.name, "seed") && ab->mode == AB_BOTH;
+	bool seed = seed_published(ab);
 	unsigned long long s0 = (unsigned long long)ab->seed0, s1 = s0 + (unsigned long long)ab->pairs - 1;
 	if (ab->mode == AB_BOTH)
 		printf("numasim ab: %s, %d pair%s of %g s per kernel (balancing on vs off, seed %llu..%llu)\n",
@@ -464,6 +492,37 @@ static double extra_cost_at(struct ab *ab, int c, int k, int p)
 	return job_of(ab, k, p, true)->res.cost_ns[c] - job_of(ab, k, p, false)->res.cost_ns[c];
 }
 
+/* "published": {"source": ..., "kernels": {KERNEL: {FIGURE: [min, max]}}},
+ * for the run's kernels that are the published ones (whatever their
+ * spelling: by their switches). */
+static json_t *published_json(const struct ab *ab)
+{
+	json_t *o = json_object(), *ks = json_object();
+	json_object_set_new(o, "source", json_string(PUBLISHED_SOURCE));
+	for (int k = 0; k < ab->nr_kernels; k++) {
+		struct kernel_config run, pub;
+		char err[256];
+		json_t *figs = json_object();
+		if (kernel_config_parse(ab->kernels[k], &run, err, sizeof(err)))
+			continue;
+		for (size_t i = 0; i < sizeof(published_ranges) / sizeof(published_ranges[0]); i++) {
+			if (kernel_config_parse(published_ranges[i].kernel, &pub, err, sizeof(err)) ||
+			    !kernel_config_same(&run, &pub))
+				continue;
+			json_t *r = json_array();
+			json_array_append_new(r, json_real(published_ranges[i].lo));
+			json_array_append_new(r, json_real(published_ranges[i].hi));
+			json_object_set_new(figs, ab_figures[published_ranges[i].fig].key, r);
+		}
+		if (json_object_size(figs))
+			json_object_set_new(ks, ab->kernels[k], figs);
+		else
+			json_decref(figs);
+	}
+	json_object_set_new(o, "kernels", ks);
+	return o;
+}
+
 static json_t *ab_json(struct ab *ab)
 {
 	json_t *root = json_object(), *res = json_object();
@@ -500,6 +559,8 @@ static json_t *ab_json(struct ab *ab)
 		json_object_set_new(res, ab->kernels[k], kj);
 	}
 	json_object_set_new(root, "kernels", res);
+	if (seed_published(ab))
+		json_object_set_new(root, "published", published_json(ab));
 	return root;
 }
 

@@ -30,6 +30,8 @@ int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
 /* plot's gnuplot script for @paths (as for 'plot PATHS -o @out') to @f,
  * without gnuplot: 0, or 2 after a message (the results fuzzer's way in). */
 int plot_script(int nfiles, char **paths, const char *out, FILE *f);
+/* The same for a --kind (NULL: the default for the results). */
+int plot_script_kind(int nfiles, char **paths, const char *out, const char *kind, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 /* 'numasim compare DIR' of a sweep's directory into @f (sweep collect's

@@ -31,17 +31,22 @@
 #define MAX_BARS 128
 
 const char plot_usage[] =
-	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T]\n"
+	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T] [--kind K]\n"
 	"\n"
 	"Draw numasim results with gnuplot.\n"
 	"  run results ('numasim run --json'): time-series panels from the second\n"
 	"    simulated second on (the first is the start-up), TLB interrupts/s,\n"
-	"    migrations/s, scan pass duration (ms) and scan period (ms), and a\n"
-	"    histogram of task_numa_work's mmu_gather durations; one line per file\n"
+	"    migrations/s, scan pass duration (ms) and scan period (ms), and\n"
+	"    histograms of task_numa_work's mmu_gather durations and of the\n"
+	"    batched unmaps' migration-to-flush delays; one line per file\n"
 	"    (legend: kernel and seed, or the file name).\n"
 	"  ab results ('numasim ab --json'): bar charts of throughput loss (%),\n"
 	"    kernel cycles per hinting PTE and TLB interrupts per migrated page per\n"
 	"    kernel; bar = mean over the pairs, error bar = min-max.\n"
+	"  run results with --kind nodes: the per-node NUMA allocation counters\n"
+	"    (node_vmstat: numa_hit, numa_miss, numa_foreign, numa_interleave,\n"
+	"    numa_local, numa_other) and nr_free_pages, one panel each, bars per\n"
+	"    node, one per file.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
@@ -50,6 +55,8 @@ const char plot_usage[] =
 	"                      art, gnuplot's dumb terminal, for a mail), or - (the\n"
 	"                      ASCII art on stdout)\n"
 	"  --title T           the title above the panels\n"
+	"  --kind K            run results: series (the default: time series and\n"
+	"                      histograms) or nodes (per-node counters)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Needs gnuplot (Debian: gnuplot-nox, installed by 'scripts/deps.sh --optional').\n"
@@ -70,6 +77,7 @@ struct plot {
 	const char *title;
 	enum format fmt;
 	int kind;
+	bool nodes;             /* --kind nodes */
 	json_t *doc[MAX_FILES];
 	const char *path[MAX_FILES];
 	int nr_files;
@@ -200,13 +208,34 @@ static void run_labels(const struct plot *p, char label[][256])
 
 /* What a file's series hold: gnuplot must not be asked to draw a panel
  * without a single point, nor to autoscale an all-zero axis. */
-enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, COL_HIST, NR_RUN_COLS };
+enum { COL_TLB, COL_MIG, COL_PERIOD, COL_PASS, COL_HIST, COL_DELAY, NR_RUN_COLS };
 #define MAX_BUCKETS 64
+
+/* The run plot's histograms: the gathers' durations and the batched PTEs'
+ * migration-to-flush delays, both log2 buckets in the result JSON. */
+enum { HIST_GATHER, HIST_DELAY, NR_HISTS };
+static const struct {
+	const char *key;      /* under "histograms" */
+	const char *block;    /* the datablock's prefix */
+	int col;
+	const char *title, *ylabel, *xlabel, *empty;
+	bool ns;              /* bucket bounds in ns (else us) */
+} hists[NR_HISTS] = {
+	[HIST_GATHER] = { "numa_gather_us", "h", COL_HIST,
+			  "task_numa_work mmu_gather durations (gathers per log2 bucket)", "gathers",
+			  "duration (us, bucket lower bound)", "no mmu_gather durations in these results",
+			  false },
+	[HIST_DELAY] = { "migrate_flush_delay_ns", "d", COL_DELAY,
+			 "batched unmap to the end of its flush (try_to_unmap_flush), per PTE, log2 buckets",
+			 "PTEs", "delay (bucket lower bound)",
+			 "no batched unmaps in these results (or results older than the delay histogram)",
+			 true },
+};
 
 struct extent {
 	double tmax;
-	int hist_lo, hist_hi;  /* the histogram's first and last non-empty bucket */
-	int hist_n;            /* its buckets */
+	int hist_lo[NR_HISTS], hist_hi[NR_HISTS];  /* each histogram's first and last non-empty bucket */
+	int hist_n[NR_HISTS];                      /* its buckets */
 	double ymax[NR_RUN_COLS];
 	int points[NR_RUN_COLS];
 };
@@ -276,28 +305,32 @@ static void series_block(FILE *f, const json_t *doc, int i, struct extent *e)
 	if (!e->points[COL_PASS])
 		fprintf(f, "1 NaN\n");
 	fprintf(f, "EOD\n");
-	/* $h<i>: bucket, gathers: the histogram of mmu_gather durations */
-	const json_t *h = json_object_get(json_object_get(doc, "histograms"), "numa_gather_us");
-	const json_t *count = json_object_get(h, "count");
-	fprintf(f, "$h%d << EOD\n", i);
-	e->hist_lo = -1;
-	e->hist_n = (int)(json_array_size(count) < MAX_BUCKETS ? json_array_size(count) : MAX_BUCKETS);
-	for (size_t b = 0; b < json_array_size(count) && b < MAX_BUCKETS; b++) {
-		const json_t *v = json_array_get(count, b);
-		double y = json_is_number(v) ? json_number_value(v) : NAN;
-		fprintf(f, "%zu", b);
-		put_number(f, y);
-		fputc('\n', f);
-		if (y > 0) {
-			if (e->hist_lo < 0)
-				e->hist_lo = (int)b;
-			e->hist_hi = (int)b;
-			note(e, COL_HIST, y);
+	/* $h<i>: bucket, gathers: the histogram of mmu_gather durations;
+	 * $d<i>: bucket, PTEs: the migration-to-flush delays */
+	for (int k = 0; k < NR_HISTS; k++) {
+		const json_t *h = json_object_get(json_object_get(doc, "histograms"), hists[k].key);
+		const json_t *count = json_object_get(h, "count");
+		fprintf(f, "$%s%d << EOD\n", hists[k].block, i);
+		e->hist_lo[k] = -1;
+		e->hist_n[k] = (int)(json_array_size(count) < MAX_BUCKETS ? json_array_size(count)
+									  : MAX_BUCKETS);
+		for (size_t b = 0; b < json_array_size(count) && b < MAX_BUCKETS; b++) {
+			const json_t *v = json_array_get(count, b);
+			double y = json_is_number(v) ? json_number_value(v) : NAN;
+			fprintf(f, "%zu", b);
+			put_number(f, y);
+			fputc('\n', f);
+			if (y > 0) {
+				if (e->hist_lo[k] < 0)
+					e->hist_lo[k] = (int)b;
+				e->hist_hi[k] = (int)b;
+				note(e, hists[k].col, y);
+			}
 		}
+		if (!json_array_size(count))
+			fprintf(f, "0 NaN\n");
+		fprintf(f, "EOD\n");
 	}
-	if (!json_array_size(count))
-		fprintf(f, "0 NaN\n");
-	fprintf(f, "EOD\n");
 }
 
 static void run_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e,
@@ -346,39 +379,65 @@ static void run_panel(FILE *f, const struct plot *p, char label[][256], const st
 	fprintf(f, "\n");
 }
 
-/* The mmu_gather durations of task_numa_work, one outline per file over
- * the log2 buckets the results record (lower bound in us). */
-static void hist_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e)
+/* A bucket's lower bound as a tic label: "<1" for bucket 0; in ns
+ * histograms with a unit, 512ns, 1us, 1.02ms. */
+static void bucket_tic(FILE *f, int b, bool ns)
+{
+	unsigned long long v = b ? 1ull << (b - 1) : 1ull;
+	const char *lt = b ? "" : "<";
+	if (!ns)
+		fprintf(f, "'%s%llu'", lt, v);
+	else if (v < 1000)
+		fprintf(f, "'%s%lluns'", lt, v);
+	else if (v < 1000000)
+		fprintf(f, "'%s%.3gus'", lt, (double)v / 1e3);
+	else if (v < 1000000000)
+		fprintf(f, "'%s%.3gms'", lt, (double)v / 1e6);
+	else
+		fprintf(f, "'%s%.3gs'", lt, (double)v / 1e9);
+}
+
+/* A histogram of the results (hists[@k]), one outline per file over the
+ * log2 buckets the results record. */
+static void hist_panel(FILE *f, const struct plot *p, char label[][256], const struct extent *e, int k)
 {
 	int lo = -1, hi = -1, nb = 0;
 	for (int i = 0; i < p->nr_files; i++)
-		nb = e[i].hist_n > nb ? e[i].hist_n : nb;
+		nb = e[i].hist_n[k] > nb ? e[i].hist_n[k] : nb;
 	for (int i = 0; i < p->nr_files; i++)
-		if (e[i].hist_lo >= 0) {
-			lo = lo < 0 || e[i].hist_lo < lo ? e[i].hist_lo : lo;
-			hi = e[i].hist_hi > hi ? e[i].hist_hi : hi;
+		if (e[i].hist_lo[k] >= 0) {
+			lo = lo < 0 || e[i].hist_lo[k] < lo ? e[i].hist_lo[k] : lo;
+			hi = e[i].hist_hi[k] > hi ? e[i].hist_hi[k] : hi;
 		}
-	fprintf(f, "unset key\nset title 'task_numa_work mmu_gather durations (gathers per log2 bucket)'\n"
-		   "set ylabel 'gathers'\nset xlabel 'duration (us, bucket lower bound)'\n"
-		   "set format y '%%g'\nset yrange [0:*]\n");
+	fprintf(f, "unset key\nset title ");
+	put_gp_string(f, hists[k].title);
+	fprintf(f, "\nset ylabel ");
+	put_gp_string(f, hists[k].ylabel);
+	fprintf(f, "\nset xlabel ");
+	put_gp_string(f, hists[k].xlabel);
+	fprintf(f, "\nset format y '%%g'\nset yrange [0:*]\n");
 	if (lo < 0) {
-		fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nset xtics autofreq\n"
-			   "set label 1 'no mmu_gather durations in these results' at graph 0.5, graph 0.5 center\n"
-			   "plot -1 notitle\nunset label 1\n");
+		fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nset xtics autofreq\nset label 1 ");
+		put_gp_string(f, hists[k].empty);
+		fprintf(f, " at graph 0.5, graph 0.5 center\nplot -1 notitle\nunset label 1\n");
 		return;
 	}
 	/* an empty bucket each side, so the outline comes down to 0 */
 	lo = lo > 0 ? lo - 1 : lo;
 	hi = hi + 1 < nb ? hi + 1 : hi;
 	fprintf(f, "set xrange [%g:%g]\nset xtics (", lo - 0.5, hi + 0.5);
-	for (int b = lo; b <= hi; b++)
-		fprintf(f, "%s'%s%llu' %d", b > lo ? ", " : "", b ? "" : "<", b ? 1ull << (b - 1) : 1ull, b);
+	for (int b = lo; b <= hi; b++) {
+		fprintf(f, "%s", b > lo ? ", " : "");
+		bucket_tic(f, b, hists[k].ns);
+		fprintf(f, " %d", b);
+	}
 	fprintf(f, ")\nplot ");
 	for (int i = 0, n = 0; i < p->nr_files; i++) {
-		if (e[i].hist_lo < 0)
+		if (e[i].hist_lo[k] < 0)
 			continue;
-		fprintf(f, "%s$h%d using 1:2 with histeps lw 2 dt %d lc rgb '%s' title ", n++ ? ", \\\n     " : "",
-			i, 1 + (i / (int)NR_COLOURS) % 4, colours[i % NR_COLOURS]);
+		fprintf(f, "%s$%s%d using 1:2 with histeps lw 2 dt %d lc rgb '%s' title ",
+			n++ ? ", \\\n     " : "", hists[k].block, i, 1 + (i / (int)NR_COLOURS) % 4,
+			colours[i % NR_COLOURS]);
 		put_gp_string(f, label[i]);
 	}
 	fprintf(f, "\n");
@@ -408,7 +467,7 @@ static void run_script(FILE *f, const struct plot *p)
 			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
 		scenario_note(p, title, sizeof(title));
 	}
-	fprintf(f, "set multiplot layout 5,1 title ");
+	fprintf(f, "set multiplot layout 6,1 title ");
 	put_gp_string(f, title);
 	fprintf(f, "%s\n"
 		   "set grid\n"
@@ -423,7 +482,107 @@ static void run_script(FILE *f, const struct plot *p)
 	run_panel(f, p, label, e, "scan pass duration (mean of the passes ending in each second)", "ms",
 		  COL_PASS, 2, "no scan pass ended in these runs");
 	run_panel(f, p, label, e, "scan period (numa_scan_period)", "ms", COL_PERIOD, 3, "no data");
-	hist_panel(f, p, label, e);
+	hist_panel(f, p, label, e, HIST_GATHER);
+	hist_panel(f, p, label, e, HIST_DELAY);
+	fprintf(f, "unset multiplot\n");
+}
+
+/* ---- the per-node counters --------------------------------------------------- */
+
+/* The counters of a result's node_vmstat the model counts, as the kernel's
+ * /sys/devices/system/node/nodeN/vmstat names them. */
+static const char *const node_keys[] = {
+	"numa_hit", "numa_miss", "numa_foreign", "numa_interleave", "numa_local", "numa_other",
+	"nr_free_pages",
+};
+#define NR_NODE_KEYS (sizeof(node_keys) / sizeof(node_keys[0]))
+#define MAX_NODES 64
+
+/* One panel per counter; in each, a group of bars per node, one bar per
+ * file (its colour the legend's). */
+static void nodes_script(FILE *f, const struct plot *p)
+{
+	char label[MAX_FILES][256];
+	int nn[MAX_FILES], nodes = 0;
+	double ymax[NR_NODE_KEYS] = { 0 };
+	run_labels(p, label);
+	for (int i = 0; i < p->nr_files; i++) {
+		const json_t *a = json_object_get(p->doc[i], "node_vmstat");
+		nn[i] = (int)(json_array_size(a) < MAX_NODES ? json_array_size(a) : MAX_NODES);
+		nodes = nn[i] > nodes ? nn[i] : nodes;
+		/* $n<i>: node, then each counter */
+		fprintf(f, "$n%d << EOD\n", i);
+		for (int n = 0; n < nn[i]; n++) {
+			const json_t *o = json_array_get(a, (size_t)n);
+			fprintf(f, "%d", n);
+			for (size_t k = 0; k < NR_NODE_KEYS; k++) {
+				const json_t *v = json_object_get(o, node_keys[k]);
+				double y = json_is_number(v) ? json_number_value(v) : NAN;
+				put_number(f, y);
+				if (isfinite(y) && y > ymax[k])
+					ymax[k] = y;
+			}
+			fputc('\n', f);
+		}
+		if (!nn[i]) {
+			fprintf(f, "0");
+			for (size_t k = 0; k < NR_NODE_KEYS; k++)
+				fprintf(f, " NaN");
+			fprintf(f, "\n");
+		}
+		fprintf(f, "EOD\n");
+	}
+
+	char title[512];
+	if (p->title) {
+		snprintf(title, sizeof(title), "%s", p->title);
+	} else {
+		const char *scen = mmstat_scenario_name(p->doc[0]);
+		bool same = true;
+		for (int i = 1; i < p->nr_files; i++)
+			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
+		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per-node allocation counters "
+			 "(/sys/devices/system/node/nodeN/vmstat), pages", same ? scen : "several scenarios",
+			 p->nr_files, p->nr_files == 1 ? "" : "s");
+		scenario_note(p, title, sizeof(title));
+	}
+	fprintf(f, "set multiplot layout 4,2 title ");
+	put_gp_string(f, title);
+	double w = 0.8 / p->nr_files;
+	fprintf(f, "%s\nset style fill %s\nset boxwidth %g\nset grid ytics\nset xtics nomirror scale 0\n",
+		p->fmt == FMT_TXT ? "" : " font ',13'",
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", w);
+	fprintf(f, "set xrange [-0.6:%g]\nset xtics (", nodes ? nodes - 0.4 : 0.6);
+	for (int n = 0; n < nodes; n++)
+		fprintf(f, "%s'node %d' %d", n ? ", " : "", n, n);
+	fprintf(f, ")\n");
+	for (size_t k = 0; k < NR_NODE_KEYS; k++) {
+		if (k == 0)
+			fprintf(f, "set key outside top center horizontal samplen 2\n");
+		else
+			fprintf(f, "unset key\n");
+		fprintf(f, "set title ");
+		put_gp_string(f, node_keys[k]);
+		fprintf(f, "\nset ylabel 'pages'\n%s\n", ymax[k] > 0 ? "set yrange [0:*]" : "set yrange [0:1]");
+		if (k + 1 == NR_NODE_KEYS)
+			fprintf(f, "set title 'nr_free_pages (at the end of the run)'\n");
+		fprintf(f, ymax[k] >= 10000 ? "set format y '%%.0s%%c'\n" : "set format y '%%g'\n");
+		if (!nodes) {
+			fprintf(f, "set label 1 'no per-node counters in these results (older than node_vmstat)' "
+				   "at graph 0.5, graph 0.5 center\nplot -1 notitle\nunset label 1\n");
+			continue;
+		}
+		fprintf(f, "plot ");
+		for (int i = 0, n = 0; i < p->nr_files; i++) {
+			if (!nn[i])
+				continue;
+			double off = (i - (p->nr_files - 1) / 2.0) * w;
+			fprintf(f, "%s$n%d using ($1%+g):%zu with boxes lc rgb '%s' title ", n++ ? ", \\\n     " : "",
+				i, off, k + 2, colours[i % NR_COLOURS]);
+			put_gp_string(f, label[i]);
+		}
+		fprintf(f, "\n");
+	}
 	fprintf(f, "unset multiplot\n");
 }
 
@@ -501,6 +660,44 @@ static int ab_script(FILE *f, const struct plot *p)
 	}
 	fprintf(f, "EOD\n");
 
+	/* $pub: x (beside the bar), then mid, min, max of each panel's
+	 * published range for the bar's kernel, where the ab result carries
+	 * one ("published": numasim ab writes it for the scenario the figures
+	 * were published for); NaN, no point, elsewhere. */
+	int pubs[NR_AB_PANELS] = { 0 };
+	const char *source = NULL;
+	bool sources_differ = false;
+	fprintf(f, "$pub << EOD\n");
+	for (int b = 0; b < n; b++) {
+		const json_t *pub = json_object_get(p->doc[file_of[b]], "published");
+		const json_t *pk = json_object_get(json_object_get(pub, "kernels"), kname[b]);
+		fprintf(f, "%g", b + 0.42);
+		for (size_t q = 0; q < NR_AB_PANELS; q++) {
+			const json_t *r = json_object_get(pk, ab_panels[q].key);
+			const json_t *a = json_array_get(r, 0), *z = json_array_get(r, 1);
+			double sc = ab_panels[q].scale;
+			double vlo = json_is_number(a) ? json_number_value(a) * sc : NAN;
+			double vhi = json_is_number(z) ? json_number_value(z) * sc : NAN;
+			if (json_array_size(r) != 2 || !isfinite(vlo) || !isfinite(vhi) || vlo > vhi) {
+				fprintf(f, " NaN NaN NaN");
+				continue;
+			}
+			put_number(f, (vlo + vhi) / 2);
+			put_number(f, vlo);
+			put_number(f, vhi);
+			pubs[q]++;
+			lo[q] = vlo < lo[q] ? vlo : lo[q];
+			hi[q] = vhi > hi[q] ? vhi : hi[q];
+			const char *src = json_string_value(json_object_get(pub, "source"));
+			if (src && !source)
+				source = src;
+			else if (src && strcmp(src, source))
+				sources_differ = true;
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "EOD\n");
+
 	char title[512];
 	if (p->title) {
 		snprintf(title, sizeof(title), "%s", p->title);
@@ -524,7 +721,8 @@ static int ab_script(FILE *f, const struct plot *p)
 		   "set bmargin %d\n",
 		p->fmt == FMT_TXT ? "" : " font ',13'",
 		/* text has no shades: outlined bars */
-		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3, n > 2 ? 8 : 4);
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3 + 0.2,
+		(n > 2 ? 8 : 4) + (source ? 2 : 0));
 	if (n > 2)
 		fprintf(f, "set xtics rotate by -35 left\n");
 	fprintf(f, "set linetype cycle %d\n", (int)NR_COLOURS);
@@ -552,6 +750,34 @@ static int ab_script(FILE *f, const struct plot *p)
 				n > 2 ? " rotate by -35 left" : "");
 			continue;
 		}
+		/* the published ranges' source, once, under the first panel */
+		bool footnote = source && q == 0;
+		if (footnote) {
+			/* two lines of at most 140 characters (the ASCII page is 150) */
+			char note[700], *second = NULL;
+			snprintf(note, sizeof(note), "published (diamond, min-max), from %s%s", source,
+				 sources_differ ? "; other files name other sources" : "");
+			if (strlen(note) > 140) {
+				char *sp = note + 140;
+				while (sp > note && *sp != ' ')
+					sp--;
+				if (sp > note) {
+					*sp = 0;
+					second = sp + 1;
+					if (strlen(second) > 140)
+						strcpy(second + 137, "...");
+				}
+			}
+			fprintf(f, "set label 98 ");
+			put_gp_string(f, note);
+			fprintf(f, " at screen 0.01, screen %s left\n", second ? "0.06" : "0.02");
+			if (second) {
+				fprintf(f, "set label 99 ");
+				put_gp_string(f, second);
+				fprintf(f, " at screen 0.01, screen 0.02 left\n");
+			}
+		}
+		fprintf(f, pubs[q] ? "set key top left samplen 1\n" : "unset key\n");
 		/* gnuplot's dumb terminal draws no box of a variable colour */
 		if (p->fmt == FMT_TXT)
 			fprintf(f, "plot $ab using 0:%d:xtic(1) with boxes notitle, \\\n", mean);
@@ -561,8 +787,13 @@ static int ab_script(FILE *f, const struct plot *p)
 		fprintf(f, "     $ab using 0:%d:%d:%d with yerrorbars lc rgb 'black' lw 1.5 pt 7 ps 0 notitle, \\\n"
 			   "     $ab using 0:(column(%d) > 0 ? column(%d) : 0):(abs(column(%d)) >= 1000 ? "
 			   "sprintf('%%.0f', column(%d)) : sprintf('%%.3g', column(%d))) "
-			   "with labels offset 0,0.9 notitle\n",
-			mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean);
+			   "with labels offset 0,0.9 notitle%s\n",
+			mean, mean + 1, mean + 2, mean + 2, mean + 2, mean, mean, mean, pubs[q] ? ", \\" : "");
+		if (pubs[q])
+			fprintf(f, "     $pub using 1:%d:%d:%d with yerrorbars lc rgb '#b00000' lw 2 pt 12 ps 1.5 "
+				   "title 'published'\n", 2 + 3 * (int)q, 3 + 3 * (int)q, 4 + 3 * (int)q);
+		if (footnote)
+			fprintf(f, "unset label 98\nunset label 99\n");
 	}
 	fprintf(f, "unset multiplot\n");
 	return 0;
@@ -582,8 +813,8 @@ static void need_terminal(FILE *f, const char *term, const char *what)
 
 static void write_script(FILE *f, const struct plot *p, const char *tmp)
 {
-	bool run = p->kind == MMSTAT_RESULT_RUN;
-	int w = run ? 1100 : 1500, h = run ? 1600 : 600;
+	bool run = p->kind == MMSTAT_RESULT_RUN && !p->nodes;
+	int w = run ? 1100 : 1500, h = run ? 1900 : p->nodes ? 1400 : 600;
 	switch (p->fmt) {
 	case FMT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
@@ -607,7 +838,8 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		break;
 	case FMT_TXT:
 		/* ASCII art for a terminal or a mail: text only, no colour */
-		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150, run ? 120 : 32);
+		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150,
+			run ? 144 : p->nodes ? 96 : 32);
 		break;
 	default:
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
@@ -620,7 +852,9 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		fputc('\'', f);
 		fprintf(f, "\n");
 	}
-	if (run)
+	if (p->nodes)
+		nodes_script(f, p);
+	else if (run)
 		run_script(f, p);
 	else
 		ab_script(f, p);
@@ -742,14 +976,28 @@ static enum format format_of(const char *out)
 	     : ends_with(out, ".txt") || !strcmp(out, "-") ? FMT_TXT : FMT_SVG;
 }
 
+/* --kind: "series" or "nodes" (run results only); -1 if unknown. */
+static int kind_nodes(const char *kind)
+{
+	if (!kind || !strcmp(kind, "series"))
+		return 0;
+	return !strcmp(kind, "nodes") ? 1 : -1;
+}
+
 int plot_script(int nfiles, char **paths, const char *out, FILE *f)
+{
+	return plot_script_kind(nfiles, paths, out, NULL, f);
+}
+
+int plot_script_kind(int nfiles, char **paths, const char *out, const char *kind, FILE *f)
 {
 	struct plot p = { .out = out };
 	int rc = EXIT_INPUT;
-	if (nfiles < 1 || nfiles > MAX_FILES)
+	if (nfiles < 1 || nfiles > MAX_FILES || kind_nodes(kind) < 0)
 		return EXIT_INPUT;
 	p.fmt = format_of(out);
-	if (!load_inputs(&p, nfiles, paths)) {
+	p.nodes = kind_nodes(kind) > 0;
+	if (!load_inputs(&p, nfiles, paths) && !(p.nodes && p.kind != MMSTAT_RESULT_RUN)) {
 		write_script(f, &p, strcmp(out, "-") ? "plot.tmp" : NULL);
 		rc = 0;
 	}
@@ -784,10 +1032,11 @@ static int check_output(const struct plot *p)
 
 int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256 };
+	enum { OPT_TITLE = 256, OPT_KIND };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -806,6 +1055,14 @@ int cmd_plot(int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			p.title = optarg;
+			break;
+		case OPT_KIND:
+			if (kind_nodes(optarg) < 0) {
+				fprintf(stderr, "numasim plot: --kind: expected series or nodes\n"
+					"Try 'numasim plot --help'.\n");
+				return EXIT_INPUT;
+			}
+			p.nodes = kind_nodes(optarg) > 0;
 			break;
 		case ':':
 			fprintf(stderr, "numasim plot: option '%s' needs a value\n"
@@ -837,6 +1094,11 @@ int cmd_plot(int argc, char **argv)
 
 	if (load_inputs(&p, argc - optind, argv + optind))
 		goto out;
+	if (p.nodes && p.kind != MMSTAT_RESULT_RUN) {
+		fprintf(stderr, "numasim plot: --kind nodes draws run results ('numasim run --json'), "
+			"not ab results\n");
+		goto out;
+	}
 
 	char *gnuplot = find_gnuplot();
 	if (!gnuplot) {

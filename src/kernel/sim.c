@@ -9,6 +9,7 @@
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
 #include "linux/compaction.h"
+#include "linux/mm.h"
 #include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
 
@@ -191,7 +192,8 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		memset(s->cpus, 0, (size_t)s->m.nr_cpus * sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
 	s->pgdat = calloc((size_t)s->m.nr_nodes, sizeof(struct pglist_data));
-	if (!s->cpus || !s->node_free_pages || !s->pgdat)
+	s->node_numa = calloc((size_t)s->m.nr_nodes * NR_NUMA_STAT_ITEMS, sizeof(uint64_t));
+	if (!s->cpus || !s->node_free_pages || !s->pgdat || !s->node_numa)
 		goto oom;
 	for (int c = 0; c < s->m.nr_cpus; c++)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
@@ -262,6 +264,7 @@ void sim_free(struct sim *s)
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
 		free(t->mctx);
+		tlb_ubc_free(&t->tlb_ubc);
 		free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);
@@ -269,6 +272,7 @@ void sim_free(struct sim *s)
 	free(s->tasks);
 	free(s->cpus);
 	free(s->node_free_pages);
+	free(s->node_numa);
 	free(s->pgdat);
 	compaction_free_state(s);
 	free(s->table_vma);
@@ -282,6 +286,7 @@ void sim_free(struct sim *s)
 	s->tasks = NULL;
 	s->cpus = NULL;
 	s->node_free_pages = NULL;
+	s->node_numa = NULL;
 	s->pgdat = NULL;
 	s->table_vma = NULL;
 	s->node_run_ns = NULL;

@@ -111,6 +111,7 @@ struct sim {
 	int nr_stores;
 	uint32_t nr_tables;               /* PTE tables over all VMAs */
 	uint64_t *node_free_pages;        /* per node */
+	uint64_t *node_numa;              /* [node][enum numa_stat_item]: zone_statistics */
 
 	struct pglist_data *pgdat;        /* per node: free blocks, kcompactd, split queue */
 	struct vm_area_struct **table_vma;/* global table index -> VMA */
@@ -126,6 +127,13 @@ struct sim {
 	 * one everything longer */
 #define NR_GATHER_HIST 24
 	uint64_t gather_hist[NR_GATHER_HIST];
+	/* For each PTE whose unmap was batched (set_tlb_ubc_flush_pending),
+	 * the time from its recording to the end of the flush that pays for
+	 * it (try_to_unmap_flush), by size: bucket 0 under 1 ns, bucket k in
+	 * [2^(k-1), 2^k) ns, the last one everything longer */
+#define NR_DELAY_HIST 32
+	uint64_t delay_hist[NR_DELAY_HIST];
+	uint32_t ubc_trace_seq;           /* the last unmap batch id given while tracing */
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */

@@ -233,10 +233,13 @@ void compaction_free_state(struct sim *s)
 	struct compact_state *cs = s->compact;
 	if (!cs)
 		return;
-	for (int n = 0; cs->kd && n < s->m.nr_nodes; n++)
+	for (int n = 0; cs->kd && n < s->m.nr_nodes; n++) {
 		free(cs->kd[n].ctx);
+		tlb_ubc_free(&cs->kd[n].task.tlb_ubc);
+	}
 	free(cs->kd);
 	free(cs->writer.ctx);
+	tlb_ubc_free(&cs->writer.task.tlb_ubc);
 	free(cs);
 	s->compact = NULL;
 }

@@ -97,9 +97,16 @@ static bool folio_mapped(struct folio folio)
 /* get_new_folio / put_new_folio: the destination block on the target. */
 static bool dst_alloc(struct sim *s, const struct migrate_ctx *ctx, unsigned order)
 {
+	/* compaction_alloc takes a block compaction isolated: no
+	 * zone_statistics, as in the kernel */
 	if (ctx->reason == MR_COMPACTION)
 		return compaction_alloc(s, ctx->target_nid, order);
-	return alloc_pages_node(s, ctx->target_nid, order);
+	if (!alloc_pages_node(s, ctx->target_nid, order))
+		return false;
+	/* alloc_misplaced_dst_folio / alloc_migration_target: the target is
+	 * the preferred node (__GFP_THISNODE: nowhere else) */
+	zone_statistics(s, ctx->target_nid, ctx->target_nid, s->cpus[s->e.cpu].node, 1ul << order);
+	return true;
 }
 
 static void dst_put(struct sim *s, const struct migrate_ctx *ctx, unsigned order)

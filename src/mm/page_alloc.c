@@ -77,6 +77,39 @@ void free_pages_node(struct sim *s, int nid, unsigned order)
 	s->node_free_pages[nid] += 1ull << order;
 }
 
+/* The names of mm/vmstat.c's vmstat_text. */
+const char *const numa_stat_names[NR_NUMA_STAT_ITEMS] = {
+	[NUMA_HIT] = "numa_hit",
+	[NUMA_MISS] = "numa_miss",
+	[NUMA_FOREIGN] = "numa_foreign",
+	[NUMA_INTERLEAVE_HIT] = "numa_interleave",
+	[NUMA_LOCAL] = "numa_local",
+	[NUMA_OTHER] = "numa_other",
+};
+
+/* zone_statistics, after mm/page_alloc.c (v5.16+, counted in pages):
+ * hit on the node if it is the preferred zone's, else a miss there and a
+ * foreign on the preferred node; local or other by the allocating CPU's
+ * node.  The model has one zone per node. */
+void zone_statistics(struct sim *s, int preferred, int nid, int local, unsigned long nr)
+{
+	uint64_t *z = &s->node_numa[(size_t)nid * NR_NUMA_STAT_ITEMS];
+	if (nid == preferred) {
+		z[NUMA_HIT] += nr;
+	} else {
+		z[NUMA_MISS] += nr;
+		s->node_numa[(size_t)preferred * NR_NUMA_STAT_ITEMS + NUMA_FOREIGN] += nr;
+	}
+	z[nid == local ? NUMA_LOCAL : NUMA_OTHER] += nr;
+}
+
+/* alloc_pages_mpol counts one per allocation (not per page) when an
+ * interleave policy's page is on the node it chose. */
+void count_numa_interleave_hit(struct sim *s, int nid)
+{
+	s->node_numa[(size_t)nid * NR_NUMA_STAT_ITEMS + NUMA_INTERLEAVE_HIT]++;
+}
+
 bool node_has_free_block(const struct sim *s, int nid, unsigned order)
 {
 	for (unsigned o = order; o < NR_PAGE_ORDERS; o++)

@@ -7,6 +7,8 @@
  * remove_migration_pmd).
  * Left out: hugetlb, device-private and KSM folios, mlock, userfaultfd
  * markers, soft-dirty, the mmu notifiers. */
+#include <stdlib.h>
+
 #include "asm/tlbflush.h"
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
@@ -29,6 +31,67 @@ bool should_defer_flush(struct mm_struct *mm, enum ttu_flags flags)
 	return arch_tlbbatch_should_defer(mm);
 }
 
+/* Simulator: remember that one more PTE of the batch was recorded at @now
+ * (runs of equal times; the array grows to the largest batch seen). */
+static void ubc_mark_recorded(struct tlbflush_unmap_batch *b, uint64_t now)
+{
+	if (b->nr_marks && b->marks[b->nr_marks - 1].at == now) {
+		b->marks[b->nr_marks - 1].n++;
+		return;
+	}
+	if (b->nr_marks == b->max_marks) {
+		uint32_t cap = b->max_marks ? 2 * b->max_marks : 64;
+		struct ubc_mark *m = realloc(b->marks, cap * sizeof(*m));
+		if (!m) {
+			/* out of memory: count it with the latest record (its
+			 * delay comes out a little long) */
+			if (b->nr_marks)
+				b->marks[b->nr_marks - 1].n++;
+			return;
+		}
+		b->marks = m;
+		b->max_marks = cap;
+	}
+	b->marks[b->nr_marks++] = (struct ubc_mark){ now, 1 };
+}
+
+/* Simulator: the batch's flush ended at @now: each recorded PTE's delay
+ * goes to the histogram. */
+static void ubc_marks_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uint64_t now)
+{
+	for (uint32_t i = 0; i < b->nr_marks; i++) {
+		uint64_t d = now - b->marks[i].at;
+		int bucket = d ? 64 - __builtin_clzll(d) : 0;
+		s->delay_hist[bucket < NR_DELAY_HIST ? bucket : NR_DELAY_HIST - 1] += b->marks[i].n;
+	}
+	b->nr_marks = 0;
+}
+
+/* Simulator, while tracing: the batch's records learn when the flush that
+ * pays for them started (the Chrome JSON draws a flow arrow from the
+ * batch's first record to that flush). */
+static void ubc_trace_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uint64_t start)
+{
+	struct trace_buf *t = s->e.trace;
+	int pid = current_pid(s);
+	for (size_t i = b->trace_first; t && i < t->n; i++) {
+		struct trace_event *e = &t->ev[i];
+		if (e->type == TR_BATCH_RECORDED && e->pid == pid &&
+		    (uint64_t)e->c >> 2 == b->trace_id) {
+			e->c |= 2;
+			e->d = (int64_t)start;
+		}
+	}
+	b->trace_id = 0;
+}
+
+void tlb_ubc_free(struct tlbflush_unmap_batch *b)
+{
+	free(b->marks);
+	b->marks = NULL;
+	b->nr_marks = b->max_marks = 0;
+}
+
 /* set_tlb_ubc_flush_pending: record that @mm needs a flush before the
  * unmapped page may be reused, and bump the mm's pending generation so that
  * a later PTL-holding walker flushes too (flush_tlb_batched_pending). */
@@ -43,8 +106,20 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 
 	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
 	tlb_ubc->flush_required = true;
-	trace(s, TR_BATCH_RECORDED, s->e.cpu, current_pid(s), sim_now(s), 0, (int64_t)start,
-	      (int64_t)((mm->tlb_flush_batched + 1) & TLB_FLUSH_BATCH_PENDING_MASK), 0, 0);
+	ubc_mark_recorded(tlb_ubc, sim_now(s));
+	if (trace_on(s, TR_BATCH_RECORDED)) {
+		/* c: the batch's id << 2, | 1 on its first record; | 2 and d
+		 * (the flush's start) are filled in by try_to_unmap_flush */
+		bool first = !tlb_ubc->trace_id;
+		if (first) {
+			tlb_ubc->trace_id = ++s->ubc_trace_seq;
+			tlb_ubc->trace_first = s->e.trace->n;
+		}
+		trace_emit(s->e.trace, TR_BATCH_RECORDED, s->e.cpu, current_pid(s), sim_now(s), 0,
+			   (int64_t)start,
+			   (int64_t)((mm->tlb_flush_batched + 1) & TLB_FLUSH_BATCH_PENDING_MASK),
+			   (int64_t)tlb_ubc->trace_id << 2 | first, 0);
+	}
 
 	uint32_t batch = mm->tlb_flush_batched;
 	if ((batch & TLB_FLUSH_BATCH_PENDING_MASK) > TLB_FLUSH_BATCH_PENDING_LARGE)
@@ -90,9 +165,13 @@ void try_to_unmap_flush(struct sim *s)
 
 	if (!tlb_ubc->flush_required)
 		return;
+	uint64_t start = sim_now(s);
 	s->flush_origin = FLUSH_FROM_BATCH;
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
+	ubc_marks_flushed(s, tlb_ubc, sim_now(s));
+	if (tlb_ubc->trace_id)
+		ubc_trace_flushed(s, tlb_ubc, start);
 	if (s->k.flush_side && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;

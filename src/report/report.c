@@ -390,7 +390,8 @@ static json_t *json_stats(const struct sim *s)
 }
 
 /* The gather durations by size (sim.h: gather_hist): each bucket's lower
- * bound in us and its count. */
+ * bound in us and its count; the batched PTEs' migration-to-flush delays
+ * (sim.h: delay_hist) the same way, in ns. */
 static json_t *json_histograms(const struct sim *s)
 {
 	json_t *o = json_object(), *g = json_object(), *lo = json_array(), *n = json_array();
@@ -401,7 +402,35 @@ static json_t *json_histograms(const struct sim *s)
 	json_object_set_new(g, "lower_us", lo);
 	json_object_set_new(g, "count", n);
 	json_object_set_new(o, "numa_gather_us", g);
+	/* the migration-to-flush delays (sim.h: delay_hist), in ns */
+	json_t *d = json_object();
+	lo = json_array();
+	n = json_array();
+	for (int b = 0; b < NR_DELAY_HIST; b++) {
+		json_array_append_new(lo, jint(b ? 1ull << (b - 1) : 0));
+		json_array_append_new(n, jint(s->delay_hist[b]));
+	}
+	json_object_set_new(d, "lower_ns", lo);
+	json_object_set_new(d, "count", n);
+	json_object_set_new(o, "migrate_flush_delay_ns", d);
 	return o;
+}
+
+/* Per node, the counters of /sys/devices/system/node/nodeN/vmstat the
+ * model counts (docs/compare-and-plot.md lists the others). */
+static json_t *json_node_vmstat(const struct sim *s)
+{
+	json_t *a = json_array();
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		json_t *o = json_object();
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			json_object_set_new(o, numa_stat_names[i],
+					    jint(s->node_numa[(size_t)n * NR_NUMA_STAT_ITEMS + (size_t)i]));
+		/* the zone stat item, at the end of the run */
+		json_object_set_new(o, "nr_free_pages", jint(s->node_free_pages[n]));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 static json_t *json_costs(const struct sim *s)
@@ -520,6 +549,7 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(o, "machine", json_machine(s));
 	json_object_set_new(o, "tunables", json_tunables(s));
 	json_object_set_new(o, "vmstat", json_counters(s));
+	json_object_set_new(o, "node_vmstat", json_node_vmstat(s));
 	json_object_set_new(irq, "tlb_shootdowns", jint(tlb_interrupts(s)));
 	json_object_set_new(o, "interrupts", irq);
 	json_object_set_new(o, "stats", json_stats(s));

@@ -63,14 +63,24 @@ static const char *tlb_reason_name(int64_t r)
 	return r >= 0 && r < 6 ? tlb_flush_reason_names[r] : "?";
 }
 
+/* The JSON's "cat" of each event, for filtering in Perfetto or
+ * chrome://tracing: the tracepoint's system for the kernel's tracepoints
+ * (tlb, migrate, sched), and for the simulator's spans what they are part
+ * of: "numa" the scanner's pass and PTE tables, "mmu_gather" its gather,
+ * "fault" a hint fault, "migrate" a migration, "tlb" a flush round and a
+ * recorded unmap batch (and the flow arrow from it to its flush). */
 static const char *type_cat(int type)
 {
 	switch (type) {
-	case TR_TLB_FLUSH: return "tlb";
+	case TR_TLB_FLUSH: case TR_FLUSH_ROUND: case TR_BATCH_RECORDED:
+		return "tlb";
 	case TR_MIGRATE_START: case TR_MIGRATE_PAGES: case TR_SET_MIGRATION_PTE:
-	case TR_REMOVE_MIGRATION_PTE:
+	case TR_REMOVE_MIGRATION_PTE: case TR_MIGRATION:
 		return "migrate";
 	case TR_SKIP_VMA: return "sched";
+	case TR_SCAN_PASS: case TR_PTE_TABLE: return "numa";
+	case TR_GATHER: return "mmu_gather";
+	case TR_HINT_FAULT: return "fault";
 	default: return "numasim";
 	}
 }
@@ -590,6 +600,8 @@ static void json_args(struct sink *k, const struct trace_event *e)
 	case TR_BATCH_RECORDED:
 		j_hex(k, "addr", e->a, &f);
 		j_int(k, "pending", e->b, &f);
+		if (e->c)
+			j_int(k, "batch", (int64_t)((uint64_t)e->c >> 2), &f);
 		break;
 	default:
 		break;
@@ -625,7 +637,7 @@ static void json_meta(struct sink *k, const char *what, int tid, const char *key
 	json_sep(k, first);
 	sk_str(k, "{\"name\":\"");
 	sk_str(k, what);
-	sk_str(k, "\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+	sk_str(k, "\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
 	sk_i64(k, tid);
 	sk_str(k, ",\"args\":{\"");
 	sk_str(k, key);
@@ -655,7 +667,7 @@ static void json_counters(struct sink *k, const struct trace_meta *m, bool *firs
 			json_sep(k, first);
 			sk_str(k, "{\"name\":\"");
 			sk_str(k, c[j].name);
-			sk_str(k, "\",\"ph\":\"C\",\"pid\":1,\"ts\":");
+			sk_str(k, "\",\"cat\":\"counters\",\"ph\":\"C\",\"pid\":1,\"ts\":");
 			sk_us(k, s0);
 			sk_str(k, ",\"args\":{\"value\":");
 			sk_double(k, c[j].v[i]);
@@ -664,12 +676,59 @@ static void json_counters(struct sink *k, const struct trace_meta *m, bool *firs
 	}
 }
 
+/* Flow arrows: from each recorded unmap batch (its first
+ * tlb_ubc_flush_pending record, "s", bound to the slice around it) to the
+ * flush that pays for it (try_to_unmap_flush, "f" with "bp":"e", bound to
+ * the flush round it starts, or the slice around it when the flush needed
+ * no round).  The model fills in the flush's start and marks the record
+ * (rmap.c): c = id << 2 | 2 (flushed) | 1 (the batch's first record), d =
+ * the flush's start.  Batches whose flush starts past the window get no
+ * arrow. */
+struct flow_end {
+	uint64_t at;
+	uint32_t ev;
+};
+
+static bool flow_starts(const struct trace_buf *t, const struct trace_event *e)
+{
+	return e->type == TR_BATCH_RECORDED && (e->c & 3) == 3 && (uint64_t)e->d < t->end;
+}
+
+static int flow_end_cmp(const void *pa, const void *pb)
+{
+	const struct flow_end *a = pa, *b = pb;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static void json_flow(struct sink *k, const struct trace_event *e, bool start, bool *first)
+{
+	json_sep(k, first);
+	json_head(k, "tlb_batch", "tlb", start ? "s" : "f", e->cpu, start ? e->ts : (uint64_t)e->d);
+	sk_str(k, ",\"id\":\"0x");
+	sk_hex(k, (uint64_t)e->c >> 2, false);
+	sk_str(k, start ? "\"}" : "\",\"bp\":\"e\"}");
+}
+
 int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 		     const struct trace_meta *m, FILE *f, uint64_t *bytes)
 {
+	size_t nf = 0, fi = 0;
+	for (size_t i = 0; i < t->n; i++)
+		nf += flow_starts(t, &t->ev[i]);
+	struct flow_end *fe = malloc((nf ? nf : 1) * sizeof(*fe));
 	struct sink *k = calloc(1, sizeof(*k));
-	if (!k)
+	if (!k || !fe) {
+		free(k);
+		free(fe);
 		return -1;
+	}
+	nf = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (flow_starts(t, &t->ev[i]))
+			fe[nf++] = (struct flow_end){ (uint64_t)t->ev[i].d, (uint32_t)i };
+	qsort(fe, nf, sizeof(*fe), flow_end_cmp);
 	k->f = f;
 	bool first = true;
 	sk_str(k, "{\"traceEvents\":[");
@@ -687,6 +746,14 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 		const struct trace_event *e = &t->ev[it->ev];
 		const char *name = trace_type_names[e->type];
 		bool async = p->async[it->ev];
+		/* the flow ends due before this item, after everything at
+		 * their own time (their starts and the rounds included) */
+		for (; fi < nf && fe[fi].at < it->time; fi++) {
+			uint64_t at = k->bytes + k->len;
+			json_flow(k, &t->ev[fe[fi].ev], false, &first);
+			if (m->type_bytes)
+				m->type_bytes[TR_BATCH_RECORDED] += k->bytes + k->len - at;
+		}
 		if (it->kind == IT_END && !async)
 			continue;
 		uint64_t at = k->bytes + k->len;
@@ -701,7 +768,7 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 			sk_us(k, e->dur);
 			json_args(k, e);
 		} else {
-			json_head(k, name, "numasim_async", it->kind == IT_BEGIN ? "b" : "e", e->cpu,
+			json_head(k, name, type_cat(e->type), it->kind == IT_BEGIN ? "b" : "e", e->cpu,
 				  it->time);
 			sk_str(k, ",\"id\":\"0x");
 			sk_hex(k, it->ev, false);
@@ -710,9 +777,18 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 				json_args(k, e);
 		}
 		sk_ch(k, '}');
+		if (it->kind == IT_INSTANT && flow_starts(t, e))
+			json_flow(k, e, true, &first);
 		if (m->type_bytes)
 			m->type_bytes[e->type] += k->bytes + k->len - at;
 	}
+	for (; fi < nf; fi++) {
+		uint64_t at = k->bytes + k->len;
+		json_flow(k, &t->ev[fe[fi].ev], false, &first);
+		if (m->type_bytes)
+			m->type_bytes[TR_BATCH_RECORDED] += k->bytes + k->len - at;
+	}
+	free(fe);
 	sk_str(k, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"numasim "
 		  NUMASIM_VERSION "\",\"title\":");
 	sk_jstr(k, m->title ? m->title : "");

@@ -4,7 +4,10 @@
  *    chrome://tracing: one process "CPUs" with a thread track per CPU,
  *    spans as complete ("X") events that nest on their track (a span that
  *    would overlap another without nesting becomes an async "b"/"e" pair),
- *    instants as "i" events, and the run's per-second series as counters.
+ *    instants as "i" events, and the run's per-second series as counters;
+ *    every event has a "cat" (the tracepoint's system, or what the span is
+ *    part of), and a flow arrow ("s"/"f") joins each recorded unmap batch
+ *    to the try_to_unmap_flush that pays for it.
  *  - ftrace-style text in trace-cmd report's layout, one line per event in
  *    time order; simulator spans as NAME_begin / NAME_end pairs.
  *

@@ -227,6 +227,18 @@ static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint6
  * path (mm/huge_memory.c) picks each folio's order and node; a table of
  * same-order folios on one node without a hot set is built lazily like a
  * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
+/* The NUMA counters of a first-touch allocation of @nr pages in @folios
+ * folios on @nid: the policy preferred @want (policy_node, or the
+ * interleave node), the toucher runs on @cpu. */
+static void first_touch_stats(struct sim *s, const struct first_touch_policy *pol, int want, int nid,
+			      int cpu, unsigned long nr, unsigned long folios)
+{
+	zone_statistics(s, want, nid, s->cpus[cpu].node, nr);
+	if ((pol->mode == FT_INTERLEAVE || pol->mode == FT_WEIGHTED) && nid == want)
+		for (unsigned long k = 0; k < folios; k++)
+			count_numa_interleave_hit(s, nid);
+}
+
 static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
 				uint64_t i0, uint64_t i1, int want, int cls, int cpu,
 				unsigned long vm_flags, uint64_t hot_cut, bool private,
@@ -246,6 +258,7 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 						 i == i0, want, allowed, cpu, &nid);
 		if (!order && (nid = alloc_pages_policy(s, pol, want, 1)) < 0)
 			return -1;
+		first_touch_stats(s, pol, want, nid, cpu, 1ul << order, 1);
 		f[nf].order = (uint8_t)order;
 		f[nf].nid = (uint8_t)nid;
 		uniform &= f[nf].order == f[0].order && f[nf].nid == f[0].nid;
@@ -339,6 +352,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * of a big workload reaches a fraction of it in a run, and
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
+			first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch, want,
+					  want, cpu, n, n);
 			class_nodes(&s->w, cls, 0)[want] += n * w;
 			t->lazy = true;
 			t->home_nid = (uint8_t)want;
@@ -354,6 +369,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 									  : &p->shared_first_touch, want, 1);
 				if (nid < 0)
 					return -1;
+				first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch,
+						  want, nid, cpu, 1, 1);
 				fs->pg[idx].nid = (uint8_t)nid;
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 				class_nodes(&s->w, cls, hot)[nid] += w;

@@ -3,7 +3,8 @@
 # written to a unique temporary and renamed; never through a planted link,
 # keeping the target's mode; a directory, FIFO or device target is refused
 # before the run; two outputs (or an output and the scenario file) naming
-# one file are refused; two concurrent writers leave one whole file.
+# one file are refused; two concurrent writers leave one whole file; the
+# per-node counters (node_vmstat) add up to the pages allocated.
 set -euo pipefail
 
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
@@ -85,6 +86,31 @@ expect_refused json_is_trace_txt "name the same file" \
 expect_refused json_is_scenario "--json my.ini is the scenario file being run" \
     run my.ini --duration 0.5 --json my.ini
 [[ $(head -c 20 my.ini) == "# numasim scenario \"" ]] || fail "my.ini was changed"
+
+# --- node_vmstat: zone_statistics per node ------------------------------------
+# Every page the page allocator gave is a hit or a miss on the node it came
+# from: the workload's memory at first touch, plus one destination per
+# migration (no migration failed here, so every destination was kept).  A
+# memory eater on node 0 makes node 0's first touches spill to node 1:
+# misses there, each one foreign on node 0.
+"$NUMASIM" run small --duration 2 --quiet --set workload.eat_gib=3.8 --set workload.eat_node=0 \
+    --json nodes.json >/dev/null
+jq -e '.vmstat.pgmigrate_fail == 0 and .vmstat.pgmigrate_success > 0' nodes.json >/dev/null ||
+    fail "node_vmstat: the run needs migrations and no failures: $(jq -c .vmstat nodes.json)"
+jq -e '(.node_vmstat | length) == 2' nodes.json >/dev/null || fail "node_vmstat: not one object per node"
+jq -e '([.node_vmstat[] | .numa_hit + .numa_miss] | add) ==
+       (.scenario.workload.memory_gib * 262144 + .vmstat.pgmigrate_success)' nodes.json >/dev/null ||
+    fail "node_vmstat: numa_hit + numa_miss != pages allocated: $(jq -c .node_vmstat nodes.json)"
+jq -e '([.node_vmstat[].numa_miss] | add) == ([.node_vmstat[].numa_foreign] | add) and
+       ([.node_vmstat[].numa_miss] | add) > 0 and .node_vmstat[0].numa_miss == 0 and
+       ([.node_vmstat[] | .numa_local + .numa_other] | add) ==
+       ([.node_vmstat[] | .numa_hit + .numa_miss] | add)' nodes.json >/dev/null ||
+    fail "node_vmstat: miss/foreign/local/other do not add up: $(jq -c .node_vmstat nodes.json)"
+# the shared memory is interleaved one 2 MiB chunk at a time, one allocation
+# per page: its pages on the chunk's node are interleave hits
+jq -e '[.node_vmstat[].numa_interleave] | add > 0' nodes.json >/dev/null ||
+    fail "node_vmstat: no numa_interleave for interleaved shared memory"
+echo "ok: node_vmstat"
 
 # --- plot -o goes through the same path ---------------------------------------
 if command -v gnuplot >/dev/null 2>&1; then

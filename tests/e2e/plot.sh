@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # numasim plot: with gnuplot, two run results and an ab result become SVG,
 # PDF, ASCII art (a .txt file, or stdout with -o -) and PNG where gnuplot has
-# a png terminal; the run plot has the gather-duration histogram and starts
+# a png terminal, and --kind nodes the per-node counters in each; the
+# seed's ab plot draws the published ranges with their source; the run
+# plot has the gather-duration and the
+# migration-to-flush delay histograms and starts
 # after the first second; without gnuplot (always tested,
 # by hiding it from PATH) a clear message, exit status 3 and no file; bad
 # input exits 2 and writes nothing.
@@ -15,6 +18,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
     fail "run b failed"
 "$NUMASIM" ab small --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 5 \
     --json "$work/ab.json" >/dev/null 2>&1 || fail "ab failed"
+# the seed's ab carries the published ranges of its kernels, by the run's
+# spelling of them; other scenarios none
+"$NUMASIM" ab seed --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 3 \
+    --json "$work/seedab.json" >/dev/null 2>&1 || fail "ab seed failed"
+jq -e '.published.kernels["v7.3"].tlb_irqs_per_migrated_page == [202, 210] and
+       .published.kernels["v7.3+single-folio-v2"].throughput_loss == [0.005, 0.063] and
+       (.published.source | test("nothing to batch"))' "$work/seedab.json" >/dev/null ||
+    fail "ab seed: no published block: $(jq -c .published "$work/seedab.json")"
+jq -e 'has("published") | not' "$work/ab.json" >/dev/null || fail "ab small has a published block"
 
 no_temp_left() {
     if compgen -G "$work/.numasim-plot.*" >/dev/null; then
@@ -40,6 +52,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q 'v7.3+single-folio-v2, seed 1' "$work/runs.svg" || fail "runs.svg lacks the legend"
     grep -q 'two runs' "$work/runs.svg" || fail "runs.svg lacks the --title"
     grep -q 'mmu_gather durations' "$work/runs.svg" || fail "runs.svg lacks the gather histogram"
+    grep -q 'batched unmap to the end of its flush' "$work/runs.svg" || fail "runs.svg lacks the delay histogram"
 
     # ---- PDF and ASCII art -----------------------------------------------------------
     if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *pdfcairo '; then
@@ -51,6 +64,11 @@ if command -v gnuplot >/dev/null 2>&1; then
     "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.txt" || fail "text plot failed"
     grep -q 'TLB shootdown interrupts per second' "$work/runs.txt" || fail "runs.txt lacks a panel"
     grep -q 'mmu_gather durations' "$work/runs.txt" || fail "runs.txt lacks the gather histogram"
+    grep -q 'batched unmap to the end of its flush' "$work/runs.txt" || fail "runs.txt lacks the delay histogram"
+    # v7.3 batches some unmaps in 5 s of small: the delay panel has an outline
+    # and tics with units, not the "no batched unmaps" note
+    grep -q 'no batched unmaps' "$work/runs.txt" && fail "runs.txt: the delay histogram is empty"
+    grep -Eq '[0-9.]+(ns|us|ms) ' "$work/runs.txt" || fail "runs.txt: the delay histogram's tics have no unit"
     tr -d '\f' <"$work/runs.txt" | LC_ALL=C grep -q '[^ -~]' && fail "runs.txt is not plain ASCII (gnuplot's form feed aside)"
     # the time axis starts at 1 s (the first second is left out), not at 0
     grep -Eq '^ +1 +(1\.5 +)?2 ' "$work/runs.txt" || fail "runs.txt: the time axis does not start at 1 s"
@@ -64,11 +82,38 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q $'\e' "$work/esc.out" && fail "an escape in --title reached the terminal"
     grep -q '?]2;pwned??\[31mred' "$work/esc.out" || fail "the title was not shown with '?' for controls"
 
+    # ---- per-node counters (--kind nodes) in each format -------------------------------
+    "$NUMASIM" plot --kind nodes "$work/a.json" "$work/b.json" -o "$work/nodes.svg" || fail "nodes SVG failed"
+    grep -q '<svg' "$work/nodes.svg" && grep -q 'numa_interleave' "$work/nodes.svg" &&
+        grep -q 'node 1' "$work/nodes.svg" || fail "nodes.svg lacks a panel or the node tics"
+    "$NUMASIM" plot --kind nodes "$work/a.json" -o - >"$work/nodes.out" || fail "nodes ASCII failed"
+    grep -q 'numa_hit' "$work/nodes.out" && grep -q '\*\*\*' "$work/nodes.out" ||
+        fail "nodes ASCII: no numa_hit panel or no bars"
+    tr -d '\f' <"$work/nodes.out" | LC_ALL=C grep -q '[^ -~]' && fail "nodes ASCII is not plain ASCII"
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *pdfcairo '; then
+        "$NUMASIM" plot --kind nodes "$work/a.json" -o "$work/nodes.pdf" || fail "nodes PDF failed"
+        [ "$(head -c 5 "$work/nodes.pdf")" = "%PDF-" ] || fail "nodes.pdf is not a PDF"
+    fi
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then
+        "$NUMASIM" plot --kind nodes "$work/a.json" -o "$work/nodes.png" || fail "nodes PNG failed"
+        [ "$(head -c 8 "$work/nodes.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+            fail "nodes.png is not a PNG"
+    fi
+
     # ---- ab result -> SVG ------------------------------------------------------------
     "$NUMASIM" plot "$work/ab.json" -o "$work/ab.svg" || fail "plot of an ab result failed"
     [ -s "$work/ab.svg" ] || fail "ab.svg is empty"
     grep -q '<svg' "$work/ab.svg" || fail "ab.svg is not SVG"
     grep -q 'TLB interrupts per migrated page' "$work/ab.svg" || fail "ab.svg lacks a panel"
+    grep -q 'published' "$work/ab.svg" && fail "ab.svg of small shows published values"
+    # the seed's: published ranges beside the bars, their source named, and
+    # the pairs' spread still drawn
+    "$NUMASIM" plot "$work/seedab.json" -o "$work/seedab.svg" || fail "plot of the seed's ab failed"
+    grep -q 'published (diamond, min-max), from the linux-mm patch series' "$work/seedab.svg" ||
+        fail "seedab.svg does not name the published source"
+    "$NUMASIM" plot "$work/seedab.json" -o - >"$work/seedab.out" || fail "ASCII plot of the seed's ab failed"
+    [ "$(grep -o published "$work/seedab.out" | wc -l)" -ge 4 ] ||
+        fail "seedab ASCII: not a published key per panel and the source"
 
     # ---- PNG, where this gnuplot can write one ----------------------------------------
     if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then
@@ -101,6 +146,9 @@ bad "unknown extension" "$work/x.eps" "$work/a.json" -o "$work/x.eps"
 bad "run and ab mixed" "$work/x.svg" "$work/a.json" "$work/ab.json" -o "$work/x.svg"
 grep -q 'cannot mix' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no -o" "$work/x.svg" "$work/a.json"
+bad "unknown --kind" "$work/x.svg" "$work/a.json" --kind bogus -o "$work/x.svg"
+bad "--kind nodes of an ab result" "$work/x.svg" "$work/ab.json" --kind nodes -o "$work/x.svg"
+grep -q 'not ab results' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no input" "$work/x.svg" -o "$work/x.svg"
 
 echo old >"$work/keep.svg"

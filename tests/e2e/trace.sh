@@ -48,11 +48,40 @@ for spans in tracks.values():
         stack.append(end)
 shoot = sum(1 for e in ev if e.get("name") == "tlb_flush" and e["args"]["reason"] == "remote shootdown")
 migr = sum(1 for e in ev if e.get("name") == "numa_migration" and e["ph"] in ("X", "b"))
-print(shoot, migr)
 if bad or n == 0:
     print("X spans:", n, "not nested:", bad); sys.exit(1)
+# every event has a category; the kernel's tracepoints carry their system's
+cats = {"tlb", "migrate", "sched", "numa", "mmu_gather", "fault", "__metadata", "counters"}
+nocat = [e for e in ev if e.get("cat") not in cats]
+if nocat:
+    print("events without a known cat:", len(nocat), nocat[0]); sys.exit(1)
+for name, cat in (("tlb_flush", "tlb"), ("mm_migrate_pages", "migrate"), ("flush_round", "tlb"),
+                  ("numa_mmu_gather", "mmu_gather"), ("numa_hint_fault", "fault")):
+    if any(e.get("name") == name and e["cat"] != cat for e in ev):
+        print(name, "not in cat", cat); sys.exit(1)
+# flow arrows: each start has one finish with the same id, on the same CPU,
+# not before it and after it in the file, at the start of a try_to_unmap_flush
+# round on that CPU (x86 here: the batch's flush always has a round)
+starts, ends = {}, {}
+for i, e in enumerate(ev):
+    if e.get("ph") in ("s", "f"):
+        d = starts if e["ph"] == "s" else ends
+        if e["id"] in d:
+            print("flow id used twice:", e); sys.exit(1)
+        d[e["id"]] = (i, e)
+rounds = {(e["tid"], e["ts"]) for e in ev
+          if e.get("name") == "flush_round" and e["args"]["origin"] == "try_to_unmap_flush"}
+if set(starts) != set(ends) or not starts:
+    print("flow starts", len(starts), "finishes", len(ends)); sys.exit(1)
+for fid, (i, s) in starts.items():
+    j, f = ends[fid]
+    if j < i or f["ts"] < s["ts"] or f["tid"] != s["tid"] or f.get("bp") != "e" \
+       or (f["tid"], f["ts"]) not in rounds:
+        print("flow", fid, "start", s, "finish", f); sys.exit(1)
+batched = sum(1 for e in ev if e.get("name") == "tlb_ubc_flush_pending")
+print(shoot, migr, len(starts), batched)
 EOF
-    read -r json_shoot json_migr <"$work/jsoncheck"
+    read -r json_shoot json_migr json_flows json_batched <"$work/jsoncheck"
 elif have jq; then
     jq empty "$work/t.json" || fail "JSON does not parse (jq)"
     echo "note: python3 missing: skipping the span nesting check"
@@ -69,7 +98,7 @@ else
     echo "note: neither python3 nor jq: only a bracket-balance check of the JSON, no nesting check"
 fi
 grep -q '"displayTimeUnit":"ns"' "$work/t.json" || fail "no displayTimeUnit"
-grep -q '"name":"thread_name","ph":"M","pid":1,"tid":15,"args":{"name":"CPU 15"}' "$work/t.json" ||
+grep -q '"name":"thread_name","cat":"__metadata","ph":"M","pid":1,"tid":15,"args":{"name":"CPU 15"}' "$work/t.json" ||
     fail "no thread_name metadata for CPU 15"
 grep -q '"ph":"C"' "$work/t.json" || fail "no counter events"
 
@@ -116,6 +145,12 @@ passes=$(grep -c 'numa_scan_pass_begin:' "$work/t.txt" || true)
 if [ -n "$py" ]; then
     [ "$json_shoot" = "$recv" ] || fail "JSON remote shootdowns $json_shoot != $recv"
     [ "$json_migr" = "$spans" ] || fail "JSON numa_migration spans $json_migr != $spans"
+    # one arrow per batch: per arch_tlbbatch_flush that flushed
+    [ "$json_flows" = "$(num batch_flushes)" ] ||
+        fail "JSON flow arrows $json_flows != stats.batch_flushes $(num batch_flushes)"
+    # the delay histogram counts every batched PTE once
+    hist=$($py -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["histograms"]["migrate_flush_delay_ns"]["count"]))' "$work/r.json")
+    [ "$hist" = "$json_batched" ] || fail "delay histogram counts $hist != tlb_ubc_flush_pending events $json_batched"
 fi
 
 # same inputs, same files

@@ -66,10 +66,43 @@ static void test_bind_does_not_fall_back(void **state)
 	assert_int_equal(s->node_free_pages[1], free1);
 }
 
+/* zone_statistics: hit where the allocation preferred, else a miss there
+ * and a foreign on the preferred node; local or other by the allocating
+ * CPU's node; in pages.  The interleave hit counts allocations. */
+static void test_zone_statistics(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	uint64_t before[2][NR_NUMA_STAT_ITEMS];
+	for (int n = 0; n < 2; n++)
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			before[n][i] = s->node_numa[n * NR_NUMA_STAT_ITEMS + i];
+#define D(n, i) (s->node_numa[(n) * NR_NUMA_STAT_ITEMS + (i)] - before[n][i])
+	zone_statistics(s, 0, 0, 0, 4);    /* preferred 0, on 0, from node 0 */
+	zone_statistics(s, 0, 1, 0, 512);  /* spilled to 1, from node 0 */
+	zone_statistics(s, 1, 1, 0, 1);    /* asked for 1, got 1, from node 0 */
+	count_numa_interleave_hit(s, 1);
+	assert_int_equal(D(0, NUMA_HIT), 4);
+	assert_int_equal(D(0, NUMA_LOCAL), 4);
+	assert_int_equal(D(0, NUMA_MISS), 0);
+	assert_int_equal(D(0, NUMA_FOREIGN), 512);
+	assert_int_equal(D(1, NUMA_MISS), 512);
+	assert_int_equal(D(1, NUMA_HIT), 1);
+	assert_int_equal(D(1, NUMA_OTHER), 513);
+	assert_int_equal(D(1, NUMA_LOCAL), 0);
+	assert_int_equal(D(1, NUMA_FOREIGN), 0);
+	assert_int_equal(D(1, NUMA_INTERLEAVE_HIT), 1);
+	assert_int_equal(D(0, NUMA_INTERLEAVE_HIT), 0);
+#undef D
+	/* the names are the kernel's vmstat_text */
+	assert_string_equal(numa_stat_names[NUMA_INTERLEAVE_HIT], "numa_interleave");
+	assert_string_equal(numa_stat_names[NUMA_OTHER], "numa_other");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_each_policy_first_touch_node, testsim_teardown),
+		cmocka_unit_test_teardown(test_zone_statistics, testsim_teardown),
 		cmocka_unit_test_teardown(test_default_policy_falls_back_to_next_node, testsim_teardown),
 		cmocka_unit_test_teardown(test_bind_does_not_fall_back, testsim_teardown),
 	};

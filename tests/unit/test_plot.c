@@ -1,6 +1,7 @@
 /* cli/plot.c's gnuplot script, without gnuplot: the run plot's data leave
  * out the first second (the start-up) and a scan period not yet set, and
- * carry the histogram of mmu_gather durations; each output format picks
+ * carry the histograms of mmu_gather durations and migration-to-flush
+ * delays; each output format picks
  * its terminal. */
 #define _DEFAULT_SOURCE /* mkstemps */
 #include <setjmp.h>
@@ -20,7 +21,12 @@ static const char run_json[] =
 	"{\"kernel\": \"v7.3\", \"seed\": 1, \"scenario\": \"t\", \"vmstat\": {},\n"
 	" \"timeseries\": {\"t_s\": [1, 2, 3], \"tlb_irqs_per_s\": [0, 5, 6],\n"
 	"   \"migrations_per_s\": [0, 1, 2], \"pass_ms\": [0, 0, 3], \"scan_period_ms\": [0, 250, 1000]},\n"
-	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]}}}\n";
+	" \"node_vmstat\": [{\"numa_hit\": 10, \"numa_miss\": 0, \"numa_foreign\": 2, \"numa_interleave\": 1,\n"
+	"   \"numa_local\": 9, \"numa_other\": 1}, {\"numa_hit\": 5, \"numa_miss\": 2, \"numa_foreign\": 0,\n"
+	"   \"numa_interleave\": 0, \"numa_local\": 7, \"numa_other\": 0}],\n"
+	" \"histograms\": {\"numa_gather_us\": {\"lower_us\": [0, 1, 2, 4], \"count\": [0, 0, 4, 0]},\n"
+	"   \"migrate_flush_delay_ns\": {\"lower_ns\": [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],\n"
+	"     \"count\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0]}}}\n";
 
 /* The script for @out, in a malloc'd string. */
 static char *script_for(const char *out)
@@ -54,8 +60,84 @@ static void test_run_data(void **state)
 	assert_non_null(strstr(s, "$h0 << EOD\n0 0\n1 0\n2 4\n3 0\nEOD\n"));
 	assert_non_null(strstr(s, "set xtics ('1' 1, '2' 2, '4' 3)"));
 	assert_non_null(strstr(s, "with histeps"));
+	/* the migration-to-flush delays: the same, its tics with units */
+	assert_non_null(strstr(s, "$d0 << EOD\n0 0\n1 0\n"));
+	assert_non_null(strstr(s, "\n11 7\n12 0\nEOD\n"));
+	assert_non_null(strstr(s, "set xtics ('512ns' 10, '1.02us' 11, '2.05us' 12)"));
+	assert_non_null(strstr(s, "$d0 using 1:2 with histeps"));
 	assert_non_null(strstr(s, "set terminal svg "));
 	free(s);
+}
+
+/* --kind nodes: a row per node with the six counters, a panel each, the
+ * node tics; an unknown kind is refused. */
+static void test_nodes(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/plot-nodes-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, run_json, sizeof(run_json) - 1), (ssize_t)(sizeof(run_json) - 1));
+	close(fd);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script_kind(1, paths, "x.svg", "nodes", f), 0);
+	assert_int_not_equal(plot_script_kind(1, paths, "x.svg", "bogus", f), 0);
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "$n0 << EOD\n0 10 0 2 1 9 1 NaN\n1 5 2 0 0 7 0 NaN\nEOD\n"));
+	assert_non_null(strstr(buf, "set xtics ('node 0' 0, 'node 1' 1)"));
+	assert_non_null(strstr(buf, "set title 'numa_foreign'"));
+	assert_non_null(strstr(buf, "$n0 using ($1+0):4 with boxes"));
+	assert_null(strstr(buf, "$s0")); /* not the time series */
+	free(buf);
+}
+
+/* An ab result with a published block: the ranges go beside the bars
+ * (scaled as the panel: the loss in %), absent figures are NaN, the
+ * source reaches gnuplot as a quoted string only. */
+static const char ab_json[] =
+	"{\"kernels\": {\"v7.3\": {\"throughput_loss\": [0.05, 0.06],\n"
+	"   \"kernel_cycles_per_hinting_pte\": [1000, 1200], \"tlb_irqs_per_migrated_page\": [170, 180]},\n"
+	"  \"v7.3+single-folio-v2\": {\"throughput_loss\": [0.001, 0.002]}},\n"
+	" \"pairs\": 2, \"scenario\": \"seed\", \"simulated_seconds\": 5,\n"
+	" \"published\": {\"source\": \"it's \\\"x\\\"\\nsystem('touch pwned')\",\n"
+	"   \"kernels\": {\"v7.3\": {\"throughput_loss\": [0.13, 0.165], \"tlb_irqs_per_migrated_page\": [202, 210]},\n"
+	"     \"v7.3+single-folio-v2\": {\"throughput_loss\": [0.2, 0.1]}}}}\n";
+
+static void test_ab_published(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/plot-ab-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ab_json, sizeof(ab_json) - 1), (ssize_t)(sizeof(ab_json) - 1));
+	close(fd);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script(1, paths, "x.svg", f), 0);
+	fclose(f);
+	unlink(path);
+	/* v7.3: loss 13-16.5 %, no cycles, 202-210 interrupts; +v2: min > max
+	 * is no range */
+	assert_non_null(strstr(buf, "$pub << EOD\n0.42 14.75 13 16.5 NaN NaN NaN 206 202 210\n"
+				    "1.42 NaN NaN NaN NaN NaN NaN NaN NaN NaN\nEOD\n"));
+	assert_non_null(strstr(buf, "$pub using 1:2:3:4 with yerrorbars"));
+	assert_non_null(strstr(buf, "$pub using 1:8:9:10 with yerrorbars"));
+	assert_null(strstr(buf, "$pub using 1:5:6:7")); /* no published cycles: not drawn */
+	/* the source: quotes doubled, the line end a '?' */
+	assert_non_null(strstr(buf, "set label 98 'published (diamond, min-max), from it''s \"x\"?system(''touch pwned'')'"));
+	/* the spread of the pairs is still drawn */
+	assert_non_null(strstr(buf, "with yerrorbars lc rgb 'black'"));
+	free(buf);
 }
 
 static void test_formats(void **state)
@@ -83,6 +165,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_data),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_ab_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,9 +204,104 @@ static void test_flush_side_keeps_flushed_gen_if_a_later_batch_raced(void **stat
 	assert_true(flush_tlb_batched_pending(mm));
 }
 
+/* ---- the migration-to-flush delay histogram and the trace's flow marks --- */
+
+static int delay_bucket(uint64_t d)
+{
+	int b = d ? 64 - __builtin_clzll(d) : 0;
+	return b < NR_DELAY_HIST ? b : NR_DELAY_HIST - 1;
+}
+
+static uint64_t delay_total(const struct sim *s)
+{
+	uint64_t n = 0;
+	for (int b = 0; b < NR_DELAY_HIST; b++)
+		n += s->delay_hist[b];
+	return n;
+}
+
+/* Each batched PTE counts once, from its own recording to the end of the
+ * batch's flush; the next batch starts afresh. */
+static void test_delay_per_pte_to_flush_end(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t t0 = NSEC_PER_SEC;
+
+	testsim_enter(s, 0, t0);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 3), testsim_addr(s, 4));
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 4), testsim_addr(s, 5));
+	engine_charge(&s->e, COST_MIGRATE_COPY, 5000);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 5), testsim_addr(s, 6));
+	assert_int_equal(s->current->tlb_ubc.nr_marks, 2); /* two times, three PTEs */
+	try_to_unmap_flush(s);
+	uint64_t end = sim_now(s);
+	assert_true(end > t0 + 5000); /* the IPI round took time */
+	assert_int_equal(delay_total(s), 3);
+	assert_int_equal(s->delay_hist[delay_bucket(end - t0)], 2 + (delay_bucket(end - t0) ==
+								      delay_bucket(end - t0 - 5000)));
+	assert_true(s->delay_hist[delay_bucket(end - t0 - 5000)] >= 1);
+	assert_int_equal(s->current->tlb_ubc.nr_marks, 0);
+
+	/* an inaccessible PTE is not recorded (v6.4+), so it has no delay */
+	set_tlb_ubc_flush_pending(mm, PTE_PROTNONE, testsim_addr(s, 6), testsim_addr(s, 7));
+	try_to_unmap_flush(s);
+	assert_int_equal(delay_total(s), 3);
+	/* a second batch: only its own PTE */
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 7), testsim_addr(s, 8));
+	try_to_unmap_flush(s);
+	assert_int_equal(delay_total(s), 4);
+}
+
+/* While tracing, a batch's records carry its id (c >> 2), the first one
+ * marked (c & 1), and the flush marks them all (c & 2) with its start (d);
+ * untraced, nothing of this is kept. */
+static void test_trace_marks_batch_records_with_their_flush(void **state)
+{
+	struct sim *s = mk(state, "v7.3");
+	struct mm_struct *mm = &s->mms[0];
+
+	s->e.trace = trace_new(0, UINT64_MAX, TRACE_ALL, 1000);
+	assert_non_null(s->e.trace);
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 3), testsim_addr(s, 4));
+	engine_charge(&s->e, COST_MIGRATE_COPY, 100);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 4), testsim_addr(s, 5));
+	uint64_t start = sim_now(s);
+	try_to_unmap_flush(s);
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 5), testsim_addr(s, 6));
+	int recs = 0;
+	for (size_t i = 0; i < s->e.trace->n; i++) {
+		const struct trace_event *e = &s->e.trace->ev[i];
+		if (e->type != TR_BATCH_RECORDED)
+			continue;
+		recs++;
+		if (recs <= 2) {
+			assert_int_equal((uint64_t)e->c >> 2, 1);
+			assert_int_equal(e->c & 1, recs == 1);
+			assert_int_equal(e->c & 2, 2);
+			assert_int_equal(e->d, (int64_t)start);
+		} else {  /* the next batch, not flushed yet */
+			assert_int_equal((uint64_t)e->c >> 2, 2);
+			assert_int_equal(e->c & 3, 1);
+			assert_int_equal(e->d, 0);
+		}
+	}
+	assert_int_equal(recs, 3);
+	try_to_unmap_flush(s);
+	trace_free(s->e.trace);
+	s->e.trace = NULL;
+	/* untraced: no id */
+	set_tlb_ubc_flush_pending(mm, PTE_PRESENT, testsim_addr(s, 6), testsim_addr(s, 7));
+	assert_int_equal(s->current->tlb_ubc.trace_id, 0);
+	try_to_unmap_flush(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_delay_per_pte_to_flush_end, testsim_teardown),
+		cmocka_unit_test_teardown(test_trace_marks_batch_records_with_their_flush, testsim_teardown),
 		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v6_4, testsim_teardown),
 		cmocka_unit_test_teardown(test_ubc_skips_inaccessible_protnone_v7_3, testsim_teardown),
 		cmocka_unit_test_teardown(test_ubc_records_inaccessible_protnone_v6_3, testsim_teardown),

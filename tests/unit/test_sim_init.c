@@ -39,6 +39,7 @@ static void test_failed_init_frees_everything(void **state)
 	assert_null(s->mms);
 	assert_null(s->stores);
 	assert_null(s->node_free_pages);
+	assert_null(s->node_numa);
 	assert_null(s->ts);
 	sim_free(s); /* callers may still call it */
 	free(s);

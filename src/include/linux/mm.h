@@ -44,6 +44,8 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 /* Returns true if it flushed (the kernel's returns void; the model counts). */
 bool flush_tlb_batched_pending(struct mm_struct *mm);
 void try_to_unmap_flush(struct sim *s);
+/* Simulator: free what the batch keeps for the delay histogram. */
+void tlb_ubc_free(struct tlbflush_unmap_batch *b);
 bool try_to_migrate_one(struct folio folio, struct vm_area_struct *vma, uint64_t addr,
 			enum ttu_flags flags);
 void try_to_migrate(struct sim *s, struct folio folio, enum ttu_flags flags);

@@ -217,6 +217,19 @@ struct tlbflush_unmap_batch {
 	/* flush-side patch: the mm and pending generation the batch covers */
 	struct mm_struct *flushed_mm;
 	uint32_t pending_gen;
+	/* simulator: when the batch's PTEs were recorded, as runs of equal
+	 * times (the migration-to-flush delay histogram, sim.h), and, while
+	 * tracing, the batch's id and its first record's index in the trace
+	 * buffer (the JSON's flow arrow from the batch to its flush) */
+	struct ubc_mark *marks;
+	uint32_t nr_marks, max_marks;
+	uint32_t trace_id;
+	size_t trace_first;
+};
+
+struct ubc_mark {
+	uint64_t at;   /* ns */
+	uint64_t n;    /* PTEs recorded at that time */
 };
 
 /* ---- mm_struct ----------------------------------------------------------- */

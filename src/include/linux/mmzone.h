@@ -42,6 +42,24 @@ bool alloc_pages_node(struct sim *s, int nid, unsigned order);
  * blocks first); false, taking nothing, if the node has fewer free pages. */
 bool alloc_pages_bulk_node(struct sim *s, int nid, uint64_t nr);
 void free_pages_node(struct sim *s, int nid, unsigned order);
+/* The per-node NUMA allocation counters (enum numa_stat_item, as
+ * /sys/devices/system/node/nodeN/vmstat and numastat print them). */
+enum numa_stat_item {
+	NUMA_HIT,             /* allocated on the node the allocation preferred */
+	NUMA_MISS,            /* allocated here, preferred elsewhere */
+	NUMA_FOREIGN,         /* preferred here, allocated elsewhere */
+	NUMA_INTERLEAVE_HIT,  /* an interleave allocation on its interleave node */
+	NUMA_LOCAL,           /* allocated here by a CPU of this node */
+	NUMA_OTHER,           /* allocated here by a CPU of another node */
+	NR_NUMA_STAT_ITEMS
+};
+extern const char *const numa_stat_names[NR_NUMA_STAT_ITEMS];
+/* zone_statistics: @nr pages allocated on @nid, the allocation preferring
+ * @preferred, made by a CPU of node @local. */
+void zone_statistics(struct sim *s, int preferred, int nid, int local, unsigned long nr);
+/* An MPOL_(WEIGHTED_)INTERLEAVE allocation landed on its interleave node. */
+void count_numa_interleave_hit(struct sim *s, int nid);
+
 /* A free block of at least @order on @nid? */
 bool node_has_free_block(const struct sim *s, int nid, unsigned order);
 /* Free pages in blocks smaller than a pageblock: the holes compaction can fill. */
