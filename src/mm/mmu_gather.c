@@ -8,10 +8,24 @@
 #include "kernel/sim.h"
 #include "linux/mmdebug.h"
 
-void inc_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending++; }
+/* pending-flag (broken on purpose): before 16af97dc5a89 ("mm: migrate:
+ * prevent racy access to tlb_flush_pending", v4.14) the state was a flag
+ * that each gather set and cleared, so the first of two overlapping
+ * gathers to finish cleared the other's; the count fixed it. */
+void inc_tlb_flush_pending(struct mm_struct *mm)
+{
+	if (mm->sim->k.pending_flag)
+		mm->tlb_flush_pending = 1;
+	else
+		mm->tlb_flush_pending++;
+}
 
 void dec_tlb_flush_pending(struct mm_struct *mm)
 {
+	if (mm->sim->k.pending_flag) {
+		mm->tlb_flush_pending = 0;
+		return;
+	}
 	VM_BUG_ON_MM(mm->tlb_flush_pending <= 0, mm);
 	mm->tlb_flush_pending--;
 }

@@ -93,12 +93,13 @@ void try_to_unmap_flush(struct sim *s)
 	s->flush_origin = FLUSH_FROM_BATCH;
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
-	if (s->k.flush_side && tlb_ubc->flushed_mm) {
+	if ((s->k.flush_side || s->k.flush_side_naive) && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;
 		uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
-		/* only if no other batch was recorded after ours */
-		if (pending == tlb_ubc->pending_gen)
+		/* only if no other batch was recorded after ours; the naive
+		 * variant (broken on purpose) marks whatever is pending */
+		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive)
 			mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
 	}
 	tlb_ubc->flushed_mm = NULL;

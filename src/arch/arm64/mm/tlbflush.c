@@ -36,7 +36,7 @@ static unsigned tlbi_range_ops(unsigned long pages)
  * PROT_NONE) PTE; otherwise only a valid one. */
 bool arm64_pte_accessible(struct mm_struct *mm, pte_t pte)
 {
-	if (mm->tlb_flush_pending)
+	if (mm->tlb_flush_pending && !mm->sim->k.no_pending_check)
 		return pte_present(pte);
 	return pte & PTE_PRESENT;
 }

@@ -41,7 +41,8 @@ bool x86_pte_accessible(struct mm_struct *mm, pte_t pte)
 {
 	if (pte & PTE_PRESENT)
 		return true;
-	if ((pte & PTE_PROTNONE) && mm->tlb_flush_pending)
+	/* no-pending-check (broken on purpose): the clause 20841405940e added */
+	if ((pte & PTE_PROTNONE) && mm->tlb_flush_pending && !mm->sim->k.no_pending_check)
 		return true;
 	return false;
 }
