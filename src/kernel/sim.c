@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "linux/compaction.h"
 #include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
@@ -253,6 +254,7 @@ fail:
 
 void sim_free(struct sim *s)
 {
+	oracle_free(s);
 	if (s->mms)
 		workload_free(s);
 	s->mms = NULL;

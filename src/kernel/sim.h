@@ -84,6 +84,7 @@ struct sim_stats {
 };
 
 struct sched_state;
+struct tlb_oracle;
 
 /* One migration system call, for the report. */
 struct call_record {
@@ -140,6 +141,7 @@ struct sim {
 	int nr_calls, max_calls;
 	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
 	bool stop;                        /* end the run at the next event (trace over its limit) */
+	struct tlb_oracle *oracle;        /* the TLB oracle (linux/tlb_oracle.h), NULL when off */
 };
 
 /* Per simulated second: what the plots draw.  The counter columns are the

@@ -11,6 +11,7 @@
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "linux/mmdebug.h"
 
 uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx)
@@ -38,8 +39,13 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 	struct tlbflush_unmap_batch *tlb_ubc = &s->current->tlb_ubc;
 
 	/* 4d4b6d66db63 (v6.4): a PTE no TLB can hold needs no flush */
-	if (s->k.ubc_accessible_gate && !pte_accessible(mm, pteval))
+	if (s->k.ubc_accessible_gate && !pte_accessible(mm, pteval)) {
+		if (s->oracle)
+			oracle_note(s, ON_BATCH_SKIP, mm, start);
 		return;
+	}
+	if (s->oracle)
+		oracle_note(s, ON_BATCH, mm, start);
 
 	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
 	tlb_ubc->flush_required = true;
@@ -71,6 +77,8 @@ bool flush_tlb_batched_pending(struct mm_struct *mm)
 	if (pending == flushed)
 		return false;
 	mm->sim->flush_origin = FLUSH_FROM_SCANNER_PENDING;
+	if (mm->sim->oracle)
+		oracle_note(mm->sim, ON_PENDING_FLUSH, mm, 0);
 	if (mm->sim->k.flush_pending_dsb_only)
 		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
 	else
@@ -91,6 +99,8 @@ void try_to_unmap_flush(struct sim *s)
 	if (!tlb_ubc->flush_required)
 		return;
 	s->flush_origin = FLUSH_FROM_BATCH;
+	if (s->oracle)
+		oracle_note(s, ON_UNMAP_FLUSH, tlb_ubc->flushed_mm, 0);
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
 	if ((s->k.flush_side || s->k.flush_side_naive) && tlb_ubc->flushed_mm) {
@@ -117,6 +127,8 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 
 	if (!pte_present(*ptep))
 		return;
+	if (mm->sim->oracle)
+		oracle_ctx_set(mm->sim, "try_to_migrate_one");
 	if (should_defer_flush(mm, flags)) {
 		pteval = *ptep; /* ptep_get_and_clear */
 		set_pte_at(vma, addr, ptep, 0);
