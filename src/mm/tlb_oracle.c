@@ -281,6 +281,22 @@ static bool holds(const struct sim *s, int cpu, const struct mm_struct *mm, uint
 	return since && since < off && !x86_flushes_before_use(s, cpu, mm);
 }
 
+uint64_t oracle_holders(const struct sim *s, const struct vm_area_struct *vma, uint64_t addr,
+			bool raw)
+{
+	const struct tlb_oracle *o = O(s);
+	uint64_t i = pte_index(vma, addr), mask = 0;
+	uint32_t off = vma->oracle_off[i];
+	if (!off || (vma->ptes[i] & PTE_PRESENT) || mm_slot(o, vma->vm_mm) < 0)
+		return 0;
+	for (int c = 0; c < s->m.nr_cpus && c < 64; c++) {
+		uint32_t since = o->since[(size_t)c * (size_t)o->nr_mms + (size_t)vma->vm_mm->id];
+		if (raw ? since && since < off : holds(s, c, vma->vm_mm, off))
+			mask |= 1ull << c;
+	}
+	return mask;
+}
+
 /* Clear the stamps of the inaccessible PTEs of [start, end) of @mm that no
  * CPU outside @keep (NULL: none) may still hold. */
 static void range_clear(struct sim *s, struct mm_struct *mm, uint64_t start, uint64_t end,

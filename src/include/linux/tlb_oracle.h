@@ -52,6 +52,13 @@ void oracle_counts(const struct sim *s, struct oracle_counts *c);
 int oracle_nr_reports(const struct sim *s);
 const char *oracle_report(const struct sim *s, int i);
 
+/* The CPUs (bit c: CPU c < 64) that may still translate the page at @addr
+ * of @vma: 0 if its PTE is accessible or no CPU can hold it.  With @raw,
+ * also those that hold it but will flush before using it (x86 lazy or
+ * switched-away CPUs behind tlb_gen). */
+uint64_t oracle_holders(const struct sim *s, const struct vm_area_struct *vma, uint64_t addr,
+			bool raw);
+
 /* ---- hooks (call only with s->oracle set) ------------------------------- */
 
 /* The function whose PTE changes follow (for the report). */
