@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "linux/compaction.h"
 #include "linux/migrate.h"
@@ -221,8 +222,11 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	s->sched->timer_sleep = s->timer_end + 1;
 	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
 	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
-	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + compaction_nr_timers(s);
-	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s))
+	/* then the madvise callers' (none unless asked), then compaction's */
+	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + madvise_nr_timers(s) +
+		       compaction_nr_timers(s);
+	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s) ||
+	    madvise_init(s, s->sched->timer_bal + (uint32_t)s->sched->nr_bal))
 		goto oom;
 	/* A running task's tick timer waits for the tick that can start a
 	 * scan, a scan period ahead: they are most of the armed timers and
@@ -273,6 +277,7 @@ void sim_free(struct sim *s)
 	free(s->node_free_pages);
 	free(s->pgdat);
 	compaction_free_state(s);
+	madvise_free(s);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);
@@ -328,6 +333,7 @@ void sim_start(struct sim *s)
 	if (mm_debug_enabled(s, &s->debug))
 		mm_debug_start(s);
 	compaction_start(s);
+	madvise_start(s);
 }
 
 int sim_run(struct sim *s)
@@ -356,6 +362,8 @@ int sim_run(struct sim *s)
 				progress(s, now, started, &last);
 		} else if (id >= s->nr_timers - compaction_nr_timers(s)) {
 			compaction_timer(s, id, now);
+		} else if (id >= s->nr_timers - compaction_nr_timers(s) - madvise_nr_timers(s)) {
+			madvise_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {

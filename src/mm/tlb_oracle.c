@@ -24,6 +24,7 @@ struct oev {
 	uint64_t a0, a1;          /* address range (OFF, NOTE, range DROP) */
 	uint64_t cpus;            /* DROP: the CPUs that dropped (the first 64) */
 	const char *what;
+	const char *fn;           /* NOTE: the gather's user */
 	uint32_t seq;
 	int32_t pid;
 	int32_t extra;            /* OFF: tlb_flush_pending; NOTE: its kind; DROP: CPUs dropped */
@@ -380,6 +381,8 @@ void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uin
 	struct oev *e = ev_new(s, OEV_NOTE, mm);
 	e->what = note_names[what];
 	e->extra = (int32_t)what;
+	if (what == ON_GATHER_OPEN || what == ON_GATHER_FLUSH || what == ON_GATHER_CLOSE)
+		e->fn = O(s)->ctx; /* whose gather */
 	e->a0 = addr;
 	e->a1 = addr + PAGE_SIZE;
 	if (mm)
@@ -458,7 +461,12 @@ static void ev_line(struct sbuf *b, const struct oev *e, uint64_t t0)
 			  e->a0, e->a1, pte_kind(e->pte), e->extra);
 		break;
 	case OEV_NOTE:
-		sb_printf(b, "%s at %#" PRIx64 " (tlb_flush_pending %d)\n", e->what, e->a0, e->pte);
+		if (e->fn)
+			sb_printf(b, "%s: ", e->fn);
+		sb_printf(b, "%s", e->what);
+		if (!e->fn)
+			sb_printf(b, " at %#" PRIx64, e->a0);
+		sb_printf(b, " (tlb_flush_pending %d)\n", e->pte);
 		break;
 	case OEV_DROP:
 		sb_printf(b, "%s from %s: %d CPU%s drop", e->what, origin_name(e->origin), e->extra,
@@ -559,10 +567,25 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 				k = j;
 				break;
 			}
+	/* before the change: the gathers of the mm since the one the change
+	 * was made in opened (what tlb_flush_pending counted) */
+	uint64_t k0 = k;
+	if (offev)
+		for (uint64_t j = k0; j-- > first && k0 - j < RING / 2;) {
+			const struct oev *e = &o->ring[j % RING];
+			if (e->kind == OEV_NOTE && e->mm == mm->id && e->extra == ON_GATHER_OPEN &&
+			    e->cpu == offev->cpu) {
+				k = j;
+				break;
+			}
+		}
 	int lines = 0, skipped = 0;
 	for (; k < o->head; k++) {
 		const struct oev *e = &o->ring[k % RING];
-		if (!ev_relevant(e, mm->id, addr))
+		if (k < k0 ? !(e->kind == OEV_NOTE && e->mm == mm->id &&
+			       (e->extra == ON_GATHER_OPEN || e->extra == ON_GATHER_FLUSH ||
+				e->extra == ON_GATHER_CLOSE))
+			   : !ev_relevant(e, mm->id, addr))
 			continue;
 		if (lines < REPORT_LINES) {
 			ev_line(&b, e, t0);
