@@ -7,6 +7,9 @@
 #  - every base, both single-folio patches and flush-side verify safe on
 #    small, small-arm64 and small-invlpgb, and v7.3 and the patches with
 #    THPs, 64 KiB mTHPs, split partially mapped THPs and compaction;
+#  - v7.3+pending-flag (tlb_flush_pending a flag, before 16af97dc5a89) is
+#    caught once a second gather runs (workload.madvise_cold_every_ms), and
+#    the interleaving shows the second gather clearing the scanner's raise;
 #  - verify is deterministic per seed; run --oracle leaves the report alone.
 set -euo pipefail
 
@@ -40,6 +43,23 @@ for sc in small small-arm64; do
          END { exit !ok }' "$out" || fail "$sc: interleaving out of order"
 done
 
+# ---- pending-flag: a second gather (madvise(MADV_COLD) every 2 ms) clears the
+# scanner's raise of tlb_flush_pending; without the second gather nothing shows
+MADV=(--set workload.madvise_cold_every_ms=2)
+out=$work/pf.txt
+verify 3 "$out" small --kernel v7.3+pending-flag --seeds 5 --first "${MADV[@]}"
+grep -q 'task_numa_work: tlb_gather_mmu' "$out" || fail "pending-flag: no scanner gather shown"
+grep -q 'madvise_cold: tlb_gather_mmu' "$out" || fail "pending-flag: no second gather shown"
+grep -q 'madvise_cold: tlb_finish_mmu: tlb_flush_pending dropped (tlb_flush_pending 0)' "$out" ||
+    fail "pending-flag: the second gather's close does not show the count lost"
+grep -q 'change_pte_range: 0x.* -> PROT_NONE (tlb_flush_pending 0)' "$out" ||
+    fail "pending-flag: the change does not show the lost count"
+verify 0 "$work/pf0.txt" small --kernel v7.3+pending-flag --seeds 1 --duration 1.5
+for k in v6.4 v7.3 v7.3+single-folio-v2 v7.3+flush-side; do
+    verify 0 "$work/madv-$k.txt" small --kernel "$k" --seeds 1 --duration 1.5 "${MADV[@]}"
+done
+verify 0 "$work/madv-arm64.txt" small-arm64 --kernel v7.3 --seeds 1 --duration 1.5 "${MADV[@]}"
+
 # ---- deterministic per seed ------------------------------------------------------
 verify 3 "$work/d1.txt" small --kernel v7.3+no-pending-check --seeds 2 --seed 4
 verify 3 "$work/d2.txt" small --kernel v7.3+no-pending-check --seeds 2 --seed 4
@@ -54,7 +74,7 @@ for sc in small small-arm64 small-invlpgb; do
     for k in v5.12 v5.15 v6.1 v6.3 v6.4 v6.8 v6.12 v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2 \
              v7.3+flush-side; do
         out=$work/safe-$sc-$k.txt
-        verify 0 "$out" "$sc" --kernel "$k" --seeds 2
+        verify 0 "$out" "$sc" --kernel "$k" --seeds 1 --duration 1.5
         grep -qE '^safe: [1-9][0-9]* migrations, [1-9][0-9]* checks, 0 stale translations$' "$out" ||
             fail "$sc $k: $(tail -1 "$out")"
     done
@@ -64,10 +84,10 @@ MTHP=(--set transparent_hugepage.hugepages-64kB.enabled=always)
 SPLIT=("${THP[@]}" --set workload.thp_partial=0.25)
 COMPACT=(--set run.compact_memory_every_s=0.5)
 for k in v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2; do
-    verify 0 "$work/thp-$k.txt" small --kernel "$k" --seeds 1 --duration 3 "${THP[@]}"
-    verify 0 "$work/mthp-$k.txt" small --kernel "$k" --seeds 1 --duration 3 "${MTHP[@]}"
-    verify 0 "$work/split-$k.txt" small --kernel "$k" --seeds 1 --duration 3 "${SPLIT[@]}"
-    verify 0 "$work/compact-$k.txt" small --kernel "$k" --seeds 1 --duration 3 "${COMPACT[@]}"
+    verify 0 "$work/thp-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${THP[@]}"
+    verify 0 "$work/mthp-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${MTHP[@]}"
+    verify 0 "$work/split-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${SPLIT[@]}"
+    verify 0 "$work/compact-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${COMPACT[@]}"
     for f in thp mthp split compact; do
         grep -qE '^safe: [1-9][0-9]* migrations' "$work/$f-$k.txt" || fail "$f $k: nothing migrated"
     done
