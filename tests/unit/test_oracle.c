@@ -259,6 +259,35 @@ static void test_check_counts_stale_translation_without_pending_check_arm64(void
 	assert_int_equal(migrate_inside_gather(mk(state, "v7.3+no-pending-check", FLUSH_ARM64)), 1);
 }
 
+/* ---- the broken variants do what they claim ----------------------------- */
+
+static void test_no_pending_check_ignores_an_open_gather(void **state)
+{
+	struct sim *s = mk(state, "v7.3+no-pending-check", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	testsim_enter(s, 0, 1000);
+	inc_tlb_flush_pending(mm);
+	assert_false(pte_accessible(mm, PTE_PROTNONE | PTE_YOUNG));
+	assert_true(pte_accessible(mm, PTE_PRESENT));
+	dec_tlb_flush_pending(mm);
+}
+
+static void test_pending_flag_loses_an_overlapping_gather(void **state)
+{
+	struct sim *s = mk(state, "v7.3+pending-flag", FLUSH_X86_IPI);
+	struct mm_struct *mm = &s->mms[0];
+	struct mmu_gather a, b;
+	testsim_enter(s, 0, 1000);
+	tlb_gather_mmu(&a, mm);
+	tlb_gather_mmu(&b, mm);
+	assert_false(mm_tlb_flush_nested(mm));
+	tlb_finish_mmu(&b);
+	/* gather a is still open, but nothing says so any more */
+	assert_false(mm_tlb_flush_pending(mm));
+	assert_false(pte_accessible(mm, PTE_PROTNONE | PTE_YOUNG));
+	tlb_finish_mmu(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +307,8 @@ int main(void)
 		T(test_check_passes_when_pending_gather_makes_unmap_flush),
 		T(test_check_counts_stale_translation_without_pending_check),
 		T(test_check_counts_stale_translation_without_pending_check_arm64),
+		T(test_no_pending_check_ignores_an_open_gather),
+		T(test_pending_flag_loses_an_overlapping_gather),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
