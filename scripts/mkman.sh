@@ -16,7 +16,7 @@ roff() {
 
 {
     echo "[COMMANDS]"
-    for cmd in run ab timeline plot compare sweep scenarios kernels show; do
+    for cmd in run ab timeline verify plot compare sweep scenarios kernels show; do
         echo ".SS $cmd"
         echo ".nf"
         "$bin" help "$cmd" | roff
@@ -30,7 +30,7 @@ read them.
 [SEE ALSO]
 The documents in the source tree: README.md, docs/model.md (the model and
 its invariants), docs/calibration.md, docs/traces.md,
-docs/compare-and-plot.md, docs/sweeps.md.
+docs/compare-and-plot.md, docs/sweeps.md, docs/oracle.md.
 TXT
 } >"$inc"
 

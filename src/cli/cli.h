@@ -25,6 +25,8 @@ extern const char ab_usage[];
 int cmd_ab(int argc, char **argv);
 extern const char timeline_usage[];
 int cmd_timeline(int argc, char **argv);   /* src/cli/timeline.c */
+extern const char verify_usage[];
+int cmd_verify(int argc, char **argv);     /* src/cli/verify.c */
 extern const char plot_usage[];
 int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
 /* plot's gnuplot script for @paths (as for 'plot PATHS -o @out') to @f,

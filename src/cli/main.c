@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "trace/writers.h"
 
 
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"  run SCENARIO|FILE [OPTIONS]   run a built-in scenario or an INI file\n"
 	"  ab SCENARIO --kernels A,B     A/B pairs (balancing on vs off): the seed table\n"
 	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
+	"  verify SCENARIO --kernel K    the TLB oracle over many seeds: safe, or the\n"
+	"                                first stale translations and their interleaving\n"
 	"  plot RESULT.json... -o FILE   time series and A/B figures with gnuplot\n"
 	"  compare A.json B.json...      mmtests-style comparison of runs\n"
 	"  sweep SPEC                    a sweep file's points (kernels x grids x seeds)\n"
@@ -72,6 +75,8 @@ static const char run_usage[] =
 	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
 	"                      seconds and at the end, as a debug build always does\n"
 	"                      (docs/model.md, \"Invariants\"); a violation stops the run\n"
+	"  --oracle            run the TLB oracle (docs/oracle.md) alongside and print its\n"
+	"                      verdict and any stale translation's report to stderr\n"
 	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -141,13 +146,14 @@ struct run_args {
 	const char *json;
 	bool quiet;
 	bool check;
+	bool oracle;
 	struct override *ov;
 	int nr_ov;
 	struct trace_opts trace;
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK };
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -169,6 +175,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
 		{ "trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "oracle", no_argument, NULL, OPT_ORACLE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -180,6 +187,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case 'h': fputs(run_usage, stdout); exit(0);
 		case 'q': a->quiet = true; break;
 		case OPT_CHECK: a->check = true; break;
+		case OPT_ORACLE: a->oracle = true; break;
 		case OPT_JSON: a->json = optarg; break;
 		case OPT_KERNEL: add_override(a, "--kernel", "kernel.name", optarg); break;
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
@@ -279,7 +287,7 @@ static double now_s(void)
 /* Run @s; if its trace fits, print the report and write the JSON and the
  * trace, all committed together.  Returns the exit status. */
 static int execute(struct sim *s, const struct scenario *sc, const char *json,
-		   const struct trace_opts *trace)
+		   const struct trace_opts *trace, bool oracle)
 {
 	char err[9000];
 	int rc = 0, nr = 0;
@@ -291,7 +299,21 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		sim_free(s);
 		return 1;
 	}
+	if (oracle && oracle_enable(s, false)) {
+		fprintf(stderr, "numasim: out of memory for the TLB oracle\n");
+		sim_free(s);
+		return 1;
+	}
 	sim_run(s);
+	if (oracle) {
+		struct oracle_counts oc;
+		oracle_counts(s, &oc);
+		for (int i = 0; i < oracle_nr_reports(s); i++)
+			fputs(oracle_report(s, i), stderr);
+		fprintf(stderr, "oracle: %s: %llu migrations, %llu checks, %llu stale translations\n",
+			oc.violations ? "UNSAFE" : "safe", (unsigned long long)oc.migrations,
+			(unsigned long long)oc.checks, (unsigned long long)oc.violations);
+	}
 	if (mm_debug_enabled(s, &s->debug) && s->progress_out)
 		fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",
 			(unsigned long long)s->debug.checks);
@@ -353,7 +375,7 @@ static int cmd_run(int argc, char **argv)
 		s->progress = isatty(STDERR_FILENO) && !a.quiet;
 		s->progress_out = a.quiet ? NULL : stderr;
 		s->debug.on = a.check;
-		rc = execute(s, sc, a.json, &a.trace);
+		rc = execute(s, sc, a.json, &a.trace, a.oracle);
 		if (!a.quiet)
 			fprintf(stderr, "wall time: %.2f s\n", now_s() - t0);
 	}
@@ -421,6 +443,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, run_usage },
 	{ "ab", cmd_ab, ab_usage },
 	{ "timeline", cmd_timeline, timeline_usage },
+	{ "verify", cmd_verify, verify_usage },
 	{ "plot", cmd_plot, plot_usage },
 	{ "compare", cmd_compare, compare_usage },
 	{ "sweep", cmd_sweep, sweep_usage },

@@ -8,6 +8,8 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "linux/mm.h"
+#include "linux/tlb_oracle.h"
 #include "linux/compaction.h"
 #include "linux/mm.h"
 #include "linux/migrate.h"
@@ -222,8 +224,11 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	s->sched->timer_sleep = s->timer_end + 1;
 	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
 	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
-	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + compaction_nr_timers(s);
-	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s))
+	/* then the madvise callers' (none unless asked), then compaction's */
+	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + madvise_nr_timers(s) +
+		       compaction_nr_timers(s);
+	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s) ||
+	    madvise_init(s, s->sched->timer_bal + (uint32_t)s->sched->nr_bal))
 		goto oom;
 	/* A running task's tick timer waits for the tick that can start a
 	 * scan, a scan period ahead: they are most of the armed timers and
@@ -255,6 +260,7 @@ fail:
 
 void sim_free(struct sim *s)
 {
+	oracle_free(s);
 	if (s->mms)
 		workload_free(s);
 	s->mms = NULL;
@@ -275,6 +281,7 @@ void sim_free(struct sim *s)
 	free(s->node_numa);
 	free(s->pgdat);
 	compaction_free_state(s);
+	madvise_free(s);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);
@@ -331,6 +338,7 @@ void sim_start(struct sim *s)
 	if (mm_debug_enabled(s, &s->debug))
 		mm_debug_start(s);
 	compaction_start(s);
+	madvise_start(s);
 }
 
 int sim_run(struct sim *s)
@@ -359,6 +367,8 @@ int sim_run(struct sim *s)
 				progress(s, now, started, &last);
 		} else if (id >= s->nr_timers - compaction_nr_timers(s)) {
 			compaction_timer(s, id, now);
+		} else if (id >= s->nr_timers - compaction_nr_timers(s) - madvise_nr_timers(s)) {
+			madvise_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);
 		} else if (id >= 3u * (uint32_t)s->nr_tasks) {

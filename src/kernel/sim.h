@@ -84,6 +84,8 @@ struct sim_stats {
 };
 
 struct sched_state;
+struct tlb_oracle;
+struct madvise_state;
 
 /* One migration system call, for the report. */
 struct call_record {
@@ -137,6 +139,7 @@ struct sim {
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
+	struct madvise_state *madvise;    /* mm/madvise.c: the MADV_COLD callers, or NULL */
 	bool progress;
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */
@@ -148,6 +151,7 @@ struct sim {
 	int nr_calls, max_calls;
 	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
 	bool stop;                        /* end the run at the next event (trace over its limit) */
+	struct tlb_oracle *oracle;        /* the TLB oracle (linux/tlb_oracle.h), NULL when off */
 };
 
 /* Per simulated second: what the plots draw.  The counter columns are the

@@ -123,6 +123,11 @@ static const struct base_def bases[] = {
 static void patch_single_folio_v1(struct kernel_config *k) { k->single_folio_v1 = true; }
 static void patch_single_folio_v2(struct kernel_config *k) { k->single_folio_v2 = true; }
 static void patch_flush_side(struct kernel_config *k) { k->flush_side = true; }
+/* The three broken variants the TLB oracle is tested against
+ * (docs/oracle.md): real history and the seed review's rejected option. */
+static void patch_no_pending_check(struct kernel_config *k) { k->no_pending_check = true; }
+static void patch_pending_flag(struct kernel_config *k) { k->pending_flag = true; }
+static void patch_flush_side_naive(struct kernel_config *k) { k->flush_side_naive = true; }
 static void patch_mthp_numa(struct kernel_config *k)
 {
 	k->mthp_numa = true;
@@ -134,6 +139,12 @@ static const struct patch_def patches[] = {
 	{ "single-folio-v1", "migrate_pages_batch: no TTU_BATCH_FLUSH when reason == MR_NUMA_MISPLACED", patch_single_folio_v1 },
 	{ "single-folio-v2", "migrate_folio_unmap: no TTU_BATCH_FLUSH for a lone, small, unshared folio", patch_single_folio_v2 },
 	{ "flush-side", "try_to_unmap_flush advances the mm's flushed generation", patch_flush_side },
+	{ "no-pending-check", "BROKEN: pte_accessible ignores tlb_flush_pending (the race 20841405940e closed)",
+	  patch_no_pending_check },
+	{ "pending-flag", "BROKEN: tlb_flush_pending is a flag each gather sets and clears (before 16af97dc5a89)",
+	  patch_pending_flag },
+	{ "flush-side-naive", "BROKEN: try_to_unmap_flush marks the mm's pending generation flushed unconditionally",
+	  patch_flush_side_naive },
 	{ "mthp-numa", "PTE-mapped large folios are scanned and migrated by hint faults (in every base from v6.10)", patch_mthp_numa },
 	{ "arm64-pending-flush", "4b634918384c (v6.16, also in stable 6.6.y/6.12.y): arm64 flush_tlb_batched_pending flushes the mm", patch_arm64_pending_flush },
 };
@@ -160,6 +171,7 @@ static const struct switch_def switches[] = {
 	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
 	SW(compact_large_folios),
 	PATCH_SW(single_folio_v1), PATCH_SW(single_folio_v2), PATCH_SW(flush_side),
+	PATCH_SW(no_pending_check), PATCH_SW(pending_flag), PATCH_SW(flush_side_naive),
 };
 #undef SW
 #undef PATCH_SW

@@ -46,6 +46,10 @@ struct kernel_config {
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */
 	bool single_folio_v2;        /* no TTU_BATCH_FLUSH for a lone small unshared folio */
 	bool flush_side;             /* try_to_unmap_flush() advances the flushed generation */
+	/* broken on purpose: the TLB oracle (docs/oracle.md) must catch them */
+	bool no_pending_check;       /* pte_accessible ignores tlb_flush_pending (before 20841405940e) */
+	bool pending_flag;           /* tlb_flush_pending is a flag, not a count (before 16af97dc5a89) */
+	bool flush_side_naive;       /* try_to_unmap_flush marks the mm's pending generation flushed, unconditionally */
 	bool mthp_numa;              /* d2136d749d76 + 6b0ed7b3c775 (v6.10): PTE-mapped large folios scanned and migrated on hint faults */
 };
 

@@ -17,6 +17,7 @@
 #include "linux/huge_mm.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
+#include "linux/tlb_oracle.h"
 #include "linux/mmdebug.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
@@ -280,6 +281,8 @@ static void __split_huge_pmd(struct vm_area_struct *vma, uint64_t haddr, bool fr
 		workload_materialize_table(vma, t);
 	if (!t->pmd_huge)
 		return;
+	if (s->oracle) /* pmdp_invalidate: the PMD goes before its flush */
+		oracle_pmd_invalidate(s, vma, haddr, "__split_huge_pmd_locked", freeze);
 	if (flush)
 		flush_pmd_tlb_range(vma, haddr, haddr + PMD_SIZE);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
@@ -295,6 +298,8 @@ static void __split_huge_pmd(struct vm_area_struct *vma, uint64_t haddr, bool fr
 	}
 	t->pmd_huge = false;
 	t->pmd_protnone = false;
+	if (s->oracle)
+		oracle_ctx_set(s, "set_pte_at");
 	count_vm_events_cpu(s, cpu, THP_SPLIT_PMD, 1);
 }
 
@@ -372,6 +377,8 @@ long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_
 	 * zero page, protnone and the tiering tests (not modelled) */
 	if (s->k.pmd_prot_numa_checks && !folio_can_map_prot_numa(folio, vma, spst))
 		return 0;
+	if (s->oracle)
+		oracle_ctx_set(s, "change_huge_pmd");
 	t->pmd_protnone = true;
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		uint64_t a = start + (uint64_t)i * PAGE_SIZE;
@@ -422,6 +429,8 @@ bool do_huge_pmd_numa_page(struct vm_fault *vmf)
 
 	ptl_lock(s, t);
 	charge(s, COST_HINT_FAULT, s->m.cost.hint_fault_ns);
+	if (s->oracle)
+		oracle_note(s, ON_FAULT, vma->vm_mm, vmf->address);
 	if (!t->pmd_huge || !t->pmd_protnone) {
 		ptl_unlock(s, t); /* pmd_same failed: nothing to do */
 		return false;
@@ -502,6 +511,8 @@ void set_pmd_migration_entry(struct vm_area_struct *vma, uint64_t haddr)
 	/* pmdp_invalidate: a present PMD (PROT_NONE is present) is flushed at
 	 * once -- no batching, no pte_accessible test, no generation bump */
 	s->flush_origin = FLUSH_FROM_OTHER;
+	if (s->oracle) /* pmdp_invalidate: the PMD goes before its flush */
+		oracle_pmd_invalidate(s, vma, haddr, "set_pmd_migration_entry", true);
 	flush_pmd_tlb_range(vma, haddr, haddr + PMD_SIZE);
 	for (unsigned i = 0; i < HPAGE_PMD_NR; i++) {
 		uint64_t a = haddr + (uint64_t)i * PAGE_SIZE;
@@ -514,6 +525,8 @@ void set_pmd_migration_entry(struct vm_area_struct *vma, uint64_t haddr)
 		vma->store->pg[vma_store_idx(vma, a)].mapcount--;
 	}
 	t->pmd_protnone = false;
+	if (s->oracle)
+		oracle_ctx_set(s, "set_pte_at");
 	trace(s, TR_SET_MIGRATION_PTE, s->e.cpu, current_pid(s), sim_now(s), 0, (int64_t)haddr,
 	      PTE_MIGRATION, HPAGE_PMD_ORDER, 0);
 }

@@ -14,6 +14,7 @@
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "workload/touch.h"
 #include "mm/internal.h"
 
@@ -93,6 +94,8 @@ bool do_numa_page(struct vm_fault *vmf)
 
 	ptl_lock(s, t);
 	charge(s, COST_HINT_FAULT, s->m.cost.hint_fault_ns);
+	if (s->oracle)
+		oracle_note(s, ON_FAULT, vma->vm_mm, vmf->address);
 	if (*ptep != vmf->orig_pte || !pte_protnone(*ptep)) {
 		ptl_unlock(s, t); /* raced with another fault: nothing to do */
 		return false;

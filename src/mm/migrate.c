@@ -23,6 +23,7 @@
 #include "linux/mmdebug.h"
 #include "linux/sched/numa_balancing.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "mm/internal.h"
 #include "workload/touch.h"
 
@@ -208,6 +209,9 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 	unsigned long nr = folio_nr_pages(folio);
 	int from = folio_nid(folio), to = ctx->target_nid;
 
+	/* the old folio is freed below: no CPU may still reach it */
+	if (s->oracle)
+		oracle_check_folio(s, folio, "before the old folio is freed");
 	pages_moved(s, folio, from, to);
 	for (unsigned long k = 0; k < nr; k++)
 		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
@@ -378,8 +382,11 @@ static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 	try_to_unmap_flush(s); /* one flush for the batch, before any copy */
 
 	for (int i = ctx->batch_start; i < ctx->batch_end; i++)
-		if (ctx->state[i] == MIG_UNMAPPED)
+		if (ctx->state[i] == MIG_UNMAPPED) {
+			if (s->oracle) /* the copy must see the folio's last writes */
+				oracle_check_folio(s, ctx->folios[i], "before the copy");
 			charge(s, COST_MIGRATE_COPY, copy_cost(s, ctx->folios[i], ctx->target_nid));
+		}
 }
 
 static void next_batch(struct migrate_ctx *ctx)
@@ -457,9 +464,12 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 			ctx->nr_failed = nr_failed;
 			try_to_unmap_flush(s);
 			for (int i = ctx->batch_start; i < ctx->batch_end; i++)
-				if (ctx->state[i] == MIG_UNMAPPED)
+				if (ctx->state[i] == MIG_UNMAPPED) {
+					if (s->oracle)
+						oracle_check_folio(s, ctx->folios[i], "before the copy");
 					charge(s, COST_MIGRATE_COPY,
 					       copy_cost(s, ctx->folios[i], ctx->target_nid));
+				}
 			continue;
 		}
 		break;

@@ -6,12 +6,27 @@
 #include "asm/tlbflush.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "linux/mmdebug.h"
 
-void inc_tlb_flush_pending(struct mm_struct *mm) { mm->tlb_flush_pending++; }
+/* pending-flag (broken on purpose): before 16af97dc5a89 ("mm: migrate:
+ * prevent racy access to tlb_flush_pending", v4.14) the state was a flag
+ * that each gather set and cleared, so the first of two overlapping
+ * gathers to finish cleared the other's; the count fixed it. */
+void inc_tlb_flush_pending(struct mm_struct *mm)
+{
+	if (mm->sim->k.pending_flag)
+		mm->tlb_flush_pending = 1;
+	else
+		mm->tlb_flush_pending++;
+}
 
 void dec_tlb_flush_pending(struct mm_struct *mm)
 {
+	if (mm->sim->k.pending_flag) {
+		mm->tlb_flush_pending = 0;
+		return;
+	}
 	VM_BUG_ON_MM(mm->tlb_flush_pending <= 0, mm);
 	mm->tlb_flush_pending--;
 }
@@ -32,6 +47,8 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
 	tlb_reset_range(tlb);
 	tlb->opened_at = sim_now(mm->sim);
 	inc_tlb_flush_pending(mm);
+	if (mm->sim->oracle)
+		oracle_note(mm->sim, ON_GATHER_OPEN, mm, 0);
 }
 
 static void tlb_adjust_range(struct mmu_gather *tlb, uint64_t address, uint64_t size)
@@ -89,6 +106,8 @@ void tlb_finish_mmu_flush(struct mmu_gather *tlb)
 		tlb->freed_tables = true;
 	}
 	tlb->mm->sim->flush_origin = FLUSH_FROM_GATHER;
+	if (tlb->mm->sim->oracle)
+		oracle_note(tlb->mm->sim, ON_GATHER_FLUSH, tlb->mm, 0);
 	tlb_flush_mmu_tlbonly(tlb);
 	tlb->mm->sim->flush_origin = FLUSH_FROM_OTHER;
 }
@@ -96,6 +115,8 @@ void tlb_finish_mmu_flush(struct mmu_gather *tlb)
 void tlb_finish_mmu_done(struct mmu_gather *tlb)
 {
 	dec_tlb_flush_pending(tlb->mm);
+	if (tlb->mm->sim->oracle)
+		oracle_note(tlb->mm->sim, ON_GATHER_CLOSE, tlb->mm, 0);
 }
 
 void tlb_finish_mmu(struct mmu_gather *tlb)

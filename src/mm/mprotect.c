@@ -6,6 +6,7 @@
 #include "asm/tlbflush.h"
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
+#include "linux/tlb_oracle.h"
 #include "kernel/sim.h"
 #include "workload/touch.h"
 
@@ -32,6 +33,8 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 
 	if (t->lazy) /* simulator: the table's pages exist from here on */
 		workload_materialize_table(vma, t);
+	if (s->oracle)
+		oracle_ctx_set(s, "change_pte_range");
 	/* pte_offset_map_lock */
 	if (t->ptl_free_at > sim_now(s))
 		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - sim_now(s)));
@@ -71,6 +74,8 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
 		set_pte_at_batched(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), ptep, newpte,
 				   &batch);
+		if (s->oracle)
+			oracle_pte_off(s, vma, addr, newpte);
 		tlb_flush_pte_range(tlb, addr, PAGE_SIZE); /* present -> PROT_NONE needs a flush */
 		pages++;
 	}

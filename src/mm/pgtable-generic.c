@@ -3,6 +3,7 @@
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 #include "linux/mm.h"
+#include "linux/tlb_oracle.h"
 #include "workload/touch.h"
 
 /* set_pte_at: besides the PTE, the model keeps derived state in step -- the
@@ -13,6 +14,8 @@ void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t va
 	pte_t old = *ptep;
 	bool hot = false;
 	*ptep = val;
+	if (vma->vm_mm->sim->oracle && (old & PTE_PRESENT) && !(val & PTE_PRESENT))
+		oracle_pte_off(vma->vm_mm->sim, vma, addr, val);
 	struct pte_table *t = pte_table_of(vma, addr);
 	int d = pte_table_update(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), old, val,
 				 &hot);
@@ -37,7 +40,10 @@ pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep)
 	pte_t pte = *ptep;
 
 	set_pte_at(vma, addr, ptep, 0);
-	if (pte_accessible(mm, pte)) {
+	bool acc = pte_accessible(mm, pte);
+	if (mm->sim->oracle)
+		oracle_note(mm->sim, acc ? ON_CLEAR_FLUSH : ON_CLEAR_NOFLUSH, mm, addr);
+	if (acc) {
 		mm->sim->flush_origin = FLUSH_FROM_PTEP_CLEAR;
 		flush_tlb_page(vma, addr);
 		mm->sim->flush_origin = FLUSH_FROM_OTHER;

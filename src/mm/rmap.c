@@ -13,6 +13,7 @@
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 #include "linux/mmdebug.h"
 
 uint64_t vma_address(const struct vm_area_struct *vma, uint64_t idx)
@@ -101,8 +102,13 @@ void set_tlb_ubc_flush_pending(struct mm_struct *mm, pte_t pteval, uint64_t star
 	struct tlbflush_unmap_batch *tlb_ubc = &s->current->tlb_ubc;
 
 	/* 4d4b6d66db63 (v6.4): a PTE no TLB can hold needs no flush */
-	if (s->k.ubc_accessible_gate && !pte_accessible(mm, pteval))
+	if (s->k.ubc_accessible_gate && !pte_accessible(mm, pteval)) {
+		if (s->oracle)
+			oracle_note(s, ON_BATCH_SKIP, mm, start);
 		return;
+	}
+	if (s->oracle)
+		oracle_note(s, ON_BATCH, mm, start);
 
 	arch_tlbbatch_add_pending(&tlb_ubc->arch, mm, start, end);
 	tlb_ubc->flush_required = true;
@@ -146,6 +152,8 @@ bool flush_tlb_batched_pending(struct mm_struct *mm)
 	if (pending == flushed)
 		return false;
 	mm->sim->flush_origin = FLUSH_FROM_SCANNER_PENDING;
+	if (mm->sim->oracle)
+		oracle_note(mm->sim, ON_PENDING_FLUSH, mm, 0);
 	if (mm->sim->k.flush_pending_dsb_only)
 		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
 	else
@@ -167,17 +175,20 @@ void try_to_unmap_flush(struct sim *s)
 		return;
 	uint64_t start = sim_now(s);
 	s->flush_origin = FLUSH_FROM_BATCH;
+	if (s->oracle)
+		oracle_note(s, ON_UNMAP_FLUSH, tlb_ubc->flushed_mm, 0);
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
 	ubc_marks_flushed(s, tlb_ubc, sim_now(s));
 	if (tlb_ubc->trace_id)
 		ubc_trace_flushed(s, tlb_ubc, start);
-	if (s->k.flush_side && tlb_ubc->flushed_mm) {
+	if ((s->k.flush_side || s->k.flush_side_naive) && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;
 		uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
-		/* only if no other batch was recorded after ours */
-		if (pending == tlb_ubc->pending_gen)
+		/* only if no other batch was recorded after ours; the naive
+		 * variant (broken on purpose) marks whatever is pending */
+		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive)
 			mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
 	}
 	tlb_ubc->flushed_mm = NULL;
@@ -195,6 +206,8 @@ static void migrate_one_pte(struct vm_area_struct *vma, uint64_t addr, enum ttu_
 
 	if (!pte_present(*ptep))
 		return;
+	if (mm->sim->oracle)
+		oracle_ctx_set(mm->sim, "try_to_migrate_one");
 	if (should_defer_flush(mm, flags)) {
 		pteval = *ptep; /* ptep_get_and_clear */
 		set_pte_at(vma, addr, ptep, 0);

@@ -55,6 +55,7 @@ enum key_id {
 	K_BIND, K_RUN_MS, K_SLEEP_MS, K_ACCESS, K_ACCESS_SHAPE, K_ACCESS_SET, K_WORK, K_BYTES_PER_OP,
 	K_POLICY_IN_FORCE, K_NB_BIND, K_EAT_NODE, K_EAT_GIB,
 	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK, K_PHASE_EVERY, K_PHASE_SHIFT,
+	K_MADV_COLD_EVERY, K_MADV_COLD_KIB,
 	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
 	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY,
 	NR_KEYS
@@ -195,6 +196,10 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
 	[K_PHASE_EVERY] = { "workload", "phase_every_s", KT_DOUBLE, OFF(w.phase_every_s), 0, 1e9, false },
 	[K_PHASE_SHIFT] = { "workload", "phase_shift", KT_INT, OFF(w.phase_shift), 0, MAX_PROCESSES, false },
+	[K_MADV_COLD_EVERY] = { "workload", "madvise_cold_every_ms", KT_DOUBLE,
+				OFF(w.madvise_cold_every_ms), 0, 1e9, false },
+	[K_MADV_COLD_KIB] = { "workload", "madvise_cold_kib", KT_UINT, OFF(w.madvise_cold_kib), 4,
+			      1u << 30, false },
 	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
 	FRACTION(THP_PARTIAL, thp_partial),
 	[K_THP_PARTIAL_OP] = { "workload", "thp_partial_op", KT_PARTIAL_OP, OFF(w.thp_partial_op),

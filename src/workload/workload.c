@@ -75,6 +75,7 @@ void workload_defaults(struct workload_params *p)
 	p->eat_node = -1;
 	p->migrate_to = 1;
 	p->migrate_back_and_forth = true;
+	p->madvise_cold_kib = 1024;
 }
 
 #define BASE_ADDR (1ull << 30)

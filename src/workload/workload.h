@@ -86,6 +86,11 @@ struct workload_params {
 	int migrate_process, migrate_from, migrate_to;
 	double migrate_at_s, migrate_every_s;
 	bool migrate_back_and_forth;
+	/* a second mmu_gather: every madvise_cold_every_ms (0: never) each
+	 * process calls madvise(MADV_COLD) on the next madvise_cold_kib of its
+	 * first VMA (mm/madvise.c) */
+	double madvise_cold_every_ms;
+	unsigned madvise_cold_kib;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */

@@ -297,6 +297,23 @@ static void test_trace_marks_batch_records_with_their_flush(void **state)
 	try_to_unmap_flush(s);
 }
 
+/* flush-side-naive (broken on purpose): the same race, and the later
+ * batch's generation is marked flushed although task 1 has not flushed */
+static void test_flush_side_naive_marks_a_raced_batch_flushed(void **state)
+{
+	struct sim *s = mk(state, "v7.3+flush-side-naive");
+	struct mm_struct *mm = &s->mms[0];
+
+	ubc_add(s, 0, 3, PTE_PRESENT);
+	ubc_add(s, 1, 4, PTE_PRESENT);
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	try_to_unmap_flush(s);
+	assert_true(s->tasks[1].tlb_ubc.flush_required);
+	assert_int_equal(pending_gen(mm), 2);
+	assert_int_equal(flushed_gen(mm), 2);
+	assert_false(flush_tlb_batched_pending(mm));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +331,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_try_to_unmap_flush_keeps_flushed_gen_v7_3, testsim_teardown),
 		cmocka_unit_test_teardown(test_try_to_unmap_flush_advances_flushed_gen_flush_side, testsim_teardown),
 		cmocka_unit_test_teardown(test_flush_side_keeps_flushed_gen_if_a_later_batch_raced, testsim_teardown),
+		cmocka_unit_test_teardown(test_flush_side_naive_marks_a_raced_batch_flushed, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("rmap", tests, NULL, NULL);
 }

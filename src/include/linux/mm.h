@@ -115,6 +115,14 @@ void tlb_finish_mmu(struct mmu_gather *tlb);
 void tlb_finish_mmu_flush(struct mmu_gather *tlb);
 void tlb_finish_mmu_done(struct mmu_gather *tlb);
 
+/* mm/madvise.c: madvise(MADV_COLD), and the workload's callers of it */
+void madvise_cold(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end);
+uint32_t madvise_nr_timers(const struct sim *s);
+int madvise_init(struct sim *s, uint32_t first);
+void madvise_start(struct sim *s);
+void madvise_timer(struct sim *s, uint32_t id, uint64_t now);
+void madvise_free(struct sim *s);
+
 /* mm/mprotect.c */
 long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
 		      uint64_t end, unsigned long cp_flags);

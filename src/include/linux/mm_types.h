@@ -194,6 +194,7 @@ struct vm_area_struct {
 	uint32_t first_table_id;       /* global table index of tables[0] */
 	int region;                    /* workload region this VMA belongs to */
 	struct vma_numab_state numab;
+	uint32_t *oracle_off;          /* TLB oracle: per page, when the PTE went inaccessible */
 };
 
 static inline uint64_t vma_pages(const struct vm_area_struct *v)

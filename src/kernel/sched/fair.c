@@ -13,6 +13,7 @@
 
 #include "kernel/sched/sched.h"
 #include "linux/mm.h"
+#include "linux/tlb_oracle.h"
 #include "linux/sched/numa_balancing.h"
 
 #define NICE_0_LOAD 1024
@@ -399,6 +400,8 @@ static void numa_chunk_open(struct sim *s, struct task_struct *p, struct vm_area
 	w->end = end;
 	w->chunk_updated = 0;
 	w->huge_updated = 0;
+	if (s->oracle)
+		oracle_ctx_set(s, "task_numa_work");
 	tlb_gather_mmu(&w->tlb, p->mm);
 	charge(s, COST_SCAN, s->m.cost.gather_ns);
 	w->in_gather = true;
@@ -426,6 +429,8 @@ static void numa_chunk_flush(struct sim *s, struct task_struct *p)
 		     ((tlb->end - tlb->start) >> stride) > (uint64_t)s->m.tlb_single_page_flush_ceiling);
 	if (full)
 		s->st.scanner_flushes++;
+	if (s->oracle)
+		oracle_ctx_set(s, "task_numa_work");
 	tlb_finish_mmu_flush(tlb);
 }
 
@@ -436,6 +441,8 @@ static bool numa_chunk_close(struct sim *s, struct task_struct *p, struct vm_are
 	struct numa_scan_walk *w = &p->walk;
 	struct mmu_gather *tlb = &w->tlb;
 
+	if (s->oracle)
+		oracle_ctx_set(s, "task_numa_work");
 	tlb_finish_mmu_done(tlb);
 	w->in_gather = false;
 	p->mm->scan_vma = NULL;

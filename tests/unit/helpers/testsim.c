@@ -3,12 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/tlb_oracle.h"
+
 struct sim *testsim_new(const char *kernel, enum flush_engine engine)
 {
 	return testsim_new_cfg(kernel, engine, NULL);
 }
 
+static struct sim *build(const char *kernel, enum flush_engine engine, void (*cfg)(struct sim *),
+			 bool oracle);
+
 struct sim *testsim_new_cfg(const char *kernel, enum flush_engine engine, void (*cfg)(struct sim *))
+{
+	return build(kernel, engine, cfg, false);
+}
+
+struct sim *testsim_new_oracle(const char *kernel, enum flush_engine engine)
+{
+	return build(kernel, engine, NULL, true);
+}
+
+static struct sim *build(const char *kernel, enum flush_engine engine, void (*cfg)(struct sim *),
+			 bool oracle)
 {
 	struct sim *s = calloc(1, sizeof(*s));
 	char err[256];
@@ -41,7 +57,7 @@ struct sim *testsim_new_cfg(const char *kernel, enum flush_engine engine, void (
 	s->duration_ns = 10 * NSEC_PER_SEC;
 	if (cfg)
 		cfg(s);
-	if (sim_init(s, err, sizeof(err)))
+	if (sim_init(s, err, sizeof(err)) || (oracle && oracle_enable(s, false)))
 		abort();
 	sim_start(s); /* every task on its CPU, no event run */
 	return s;

@@ -11,6 +11,8 @@ struct sim *testsim_new(const char *kernel, enum flush_engine engine);
 /* The same world, with @cfg(s) run on the parameters before it is built
  * (THP knobs, partial unmaps, ...). */
 struct sim *testsim_new_cfg(const char *kernel, enum flush_engine engine, void (*cfg)(struct sim *));
+/* The plain world with the TLB oracle on from before the tasks start. */
+struct sim *testsim_new_oracle(const char *kernel, enum flush_engine engine);
 void testsim_free(struct sim *s);
 /* Run as task @i at time @now (ns). */
 void testsim_enter(struct sim *s, int i, uint64_t now);

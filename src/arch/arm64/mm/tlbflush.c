@@ -12,6 +12,7 @@
 #include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 
 /* MAX_TLBI_OPS (MAX_DVM_OPS in later trees): without range TLBIs, a range
  * of this many strides or more becomes a whole-ASID flush. */
@@ -36,7 +37,7 @@ static unsigned tlbi_range_ops(unsigned long pages)
  * PROT_NONE) PTE; otherwise only a valid one. */
 bool arm64_pte_accessible(struct mm_struct *mm, pte_t pte)
 {
-	if (mm->tlb_flush_pending)
+	if (mm->tlb_flush_pending && !mm->sim->k.no_pending_check)
 		return pte_present(pte);
 	return pte & PTE_PRESENT;
 }
@@ -73,6 +74,8 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 		/* flush_tlb_mm: TLBI ASIDE1IS, DSB ISH */
 		charge(s, COST_FLUSH_WAIT, s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 		invalidate_asid_everywhere(s, mm);
+		for (int i = 0; s->oracle && i < s->m.nr_cpus; i++) /* broadcast: every CPU */
+			oracle_drop_mm(s, i, mm, "TLBI ASIDE1IS");
 		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
 		      s->flush_origin, 0);
 		return;
@@ -82,6 +85,8 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 	unsigned long nr = s->m.arm64_tlbi_range ? tlbi_range_ops((end - start) >> PAGE_SHIFT)
 						 : (end - start) >> stride_shift;
 	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
+	if (s->oracle)
+		oracle_drop_range_all(s, mm, start, end, "TLBI VALE1IS");
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
 	      s->flush_origin, 0);
 }
@@ -94,6 +99,10 @@ void arm64_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_s
 	mm->tlb_gen++;
 	b->nr_tlbi += (uint32_t)nr;
 	charge(mm->sim, COST_FLUSH_WAIT, (double)nr * mm->sim->m.cost.tlbi_ns);
+	/* the model takes the TLBI as done when issued; the kernel only
+	 * relies on it after the batch's DSB (try_to_unmap_flush) */
+	if (mm->sim->oracle)
+		oracle_drop_range_all(mm->sim, mm, start, end, "TLBI VALE1IS (batched, DSB later)");
 }
 
 /* arch_tlbbatch_flush: one DSB completes every TLBI issued for the batch. */
@@ -123,4 +132,6 @@ void arm64_switch_mm(struct sim *s, int cpu, struct mm_struct *next, uint64_t no
 	cpumask_set_cpu(cpu, &next->cpumask);
 	c->loaded_mm = next;
 	c->loaded_gen = next->tlb_gen;
+	if (s->oracle) /* the ASID's entries survive a switch away */
+		oracle_load(s, cpu, next);
 }

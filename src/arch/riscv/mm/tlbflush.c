@@ -11,9 +11,28 @@
 #include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
+#include "linux/tlb_oracle.h"
 
 /* tlb_flush_all_threshold: above this many pages a range is a full flush */
 #define RISCV_TLB_FLUSH_ALL_THRESHOLD 64
+
+/* The TLB oracle's view of a round: @mm NULL for a batch flush, which
+ * flushes without an ASID (every mm's entries). */
+static void riscv_oracle_round(struct sim *s, const struct cpumask *mask, struct mm_struct *mm,
+			       bool full, uint64_t start, uint64_t end)
+{
+	int cpu;
+	for_each_cpu(cpu, mask) {
+		if (!full)
+			oracle_range_cpu(s, cpu);
+		else if (mm)
+			oracle_drop_mm(s, cpu, mm, "sfence.vma (ASID)");
+		else
+			oracle_drop_cpu(s, cpu, "sfence.vma (all)");
+	}
+	if (!full)
+		oracle_range_done(s, mm, start, end, "sfence.vma range");
+}
 
 static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full,
 			    unsigned long nr_pages)
@@ -62,6 +81,8 @@ void riscv_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 	bool full = end == TLB_FLUSH_ALL ||
 		    ((end - start) >> stride_shift) > RISCV_TLB_FLUSH_ALL_THRESHOLD;
 	riscv_ipi_round(s, &mm->cpumask, full, full ? 0 : (end - start) >> stride_shift);
+	if (s->oracle)
+		riscv_oracle_round(s, &mm->cpumask, mm, full, start, end);
 }
 
 void riscv_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_struct *mm,
@@ -75,8 +96,11 @@ void riscv_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_s
 void riscv_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 {
 	s->st.batch_flushes++;
-	if (!cpumask_empty(&b->cpumask))
+	if (!cpumask_empty(&b->cpumask)) {
 		riscv_ipi_round(s, &b->cpumask, true, 0);
+		if (s->oracle)
+			riscv_oracle_round(s, &b->cpumask, NULL, true, 0, 0);
+	}
 	cpumask_clear(&b->cpumask);
 }
 
@@ -92,4 +116,6 @@ void riscv_switch_mm(struct sim *s, int cpu, struct mm_struct *next, uint64_t no
 	cpumask_set_cpu(cpu, &next->cpumask);
 	c->loaded_mm = next;
 	c->loaded_gen = next->tlb_gen;
+	if (s->oracle)
+		oracle_load(s, cpu, next);
 }

@@ -17,6 +17,7 @@
 #include "asm/tlbflush.h"
 #include "kernel/sim.h"
 #include "linux/mmdebug.h"
+#include "linux/tlb_oracle.h"
 
 struct flush_tlb_info {
 	struct mm_struct *mm;     /* NULL for a batch flush */
@@ -41,7 +42,8 @@ bool x86_pte_accessible(struct mm_struct *mm, pte_t pte)
 {
 	if (pte & PTE_PRESENT)
 		return true;
-	if ((pte & PTE_PROTNONE) && mm->tlb_flush_pending)
+	/* no-pending-check (broken on purpose): the clause 20841405940e added */
+	if ((pte & PTE_PROTNONE) && mm->tlb_flush_pending && !mm->sim->k.no_pending_check)
 		return true;
 	return false;
 }
@@ -135,12 +137,16 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_tlb_info *f, double
 		pages = (long)nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += nr;
+		if (s->oracle)
+			oracle_range_cpu(s, cpu);
 	} else {
 		cost = k->cr3_flush_ns;
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
 		tlb_refill_capped(s, cpu, now, k->refill_ns);
+		if (s->oracle)
+			oracle_drop_mm(s, cpu, loaded, "flush_tlb_func: full flush");
 	}
 	c->loaded_gen = mm_gen;
 	if (k->trace)
@@ -232,6 +238,13 @@ static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
 	charge(s, COST_FLUSH_WAIT, s->m.cost.invlpgb_ns);
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0,
 	      full ? -1 : (long)((f->end - f->start) >> PAGE_SHIFT), s->flush_origin, 0);
+	if (s->oracle) { /* the broadcast reaches every CPU, whatever it runs */
+		if (full)
+			for (int i = 0; i < s->m.nr_cpus; i++)
+				oracle_drop_mm(s, i, f->mm, "INVLPGB (global ASID)");
+		else
+			oracle_drop_range_all(s, f->mm, f->start, f->end, "INVLPGB range (global ASID)");
+	}
 	for_each_cpu(cpu, &f->mm->cpumask) {
 		struct cpu_state *c = &s->cpus[cpu];
 		if (c->loaded_mm != f->mm)
@@ -278,6 +291,8 @@ void x86_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
 	} else if (s->cpus[s->e.cpu].loaded_mm == mm) {
 		flush_tlb_func(s, s->e.cpu, &f, 0, sim_now(s));
 	}
+	if (s->oracle && f.end != TLB_FLUSH_ALL)
+		oracle_range_done(s, mm, f.start, f.end, "flush_tlb_func: INVLPG range");
 }
 
 void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
@@ -301,6 +316,8 @@ void x86_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 				tlb_full_flush_refill(s, cpu);
 				c->loaded_gen = c->loaded_mm->tlb_gen;
 			}
+			if (s->oracle)
+				oracle_drop_cpu(s, cpu, "invlpgb_flush_all_nonglobals");
 		}
 		b->unmapped_pages = false;
 	} else if (cpumask_any_but(&b->cpumask, s->e.cpu)) {
@@ -342,6 +359,8 @@ void x86_switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint
 		if (!was_lazy || next->global_asid || c->loaded_gen == next->tlb_gen)
 			return;
 		need_flush = true;
+		if (s->oracle)
+			oracle_drop_mm(s, cpu, next, "switch_mm_irqs_off: tlb_gen catch-up");
 	} else {
 		if (prev) {
 			c->asid_gen[c->loaded_asid] = c->loaded_gen;
@@ -352,10 +371,20 @@ void x86_switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint
 		int asid = choose_new_asid(c, next, &need_flush);
 		if (next->global_asid)
 			need_flush = false;
+		struct mm_struct *evicted = c->asid_mm[asid];
 		c->loaded_asid = (uint8_t)asid;
 		c->asid_mm[asid] = next;
 		c->loaded_mm = next;
 		c->loaded_gen = need_flush ? next->tlb_gen : c->asid_gen[asid];
+		if (s->oracle) {
+			/* a reused ASID is flushed: its old owner's entries go */
+			if (evicted && evicted != next)
+				oracle_drop_mm(s, cpu, evicted, "choose_new_asid: ASID reused");
+			if (need_flush)
+				oracle_drop_mm(s, cpu, next, "switch_mm_irqs_off: new ASID flushed");
+			else
+				oracle_load(s, cpu, next);
+		}
 	}
 	if (need_flush) {
 		c->loaded_gen = next->tlb_gen;

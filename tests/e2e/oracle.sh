@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end: the TLB oracle (docs/oracle.md) and 'numasim verify'.
+#  - v7.3+no-pending-check (pte_accessible without the tlb_flush_pending
+#    clause of 20841405940e) is caught on small within a few seeds, on x86
+#    and arm64, and the interleaving names change_pte_range, the hint fault,
+#    the unmap that recorded no flush and the copy's check;
+#  - every base, both single-folio patches and flush-side verify safe on
+#    small, small-arm64 and small-invlpgb, and v7.3 and the patches with
+#    THPs, 64 KiB mTHPs, split partially mapped THPs and compaction;
+#  - v7.3+pending-flag (tlb_flush_pending a flag, before 16af97dc5a89) is
+#    caught once a second gather runs (workload.madvise_cold_every_ms), and
+#    the interleaving shows the second gather clearing the scanner's raise;
+#  - verify is deterministic per seed; run --oracle leaves the report alone.
+set -euo pipefail
+
+: "${NUMASIM:?NUMASIM must name the numasim binary}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/oracle.XXXXXX")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+verify() { # expected-status output args...
+    local want=$1 out=$2; shift 2
+    local rc=0
+    "$NUMASIM" verify "$@" >"$out" 2>"$out.err" || rc=$?
+    [ "$rc" -eq "$want" ] || fail "verify $*: exit $rc, expected $want: $(cat "$out.err"; tail -3 "$out")"
+}
+
+# ---- a broken kernel is caught, with its interleaving ----------------------------
+for sc in small small-arm64; do
+    out=$work/npc-$sc.txt
+    verify 3 "$out" "$sc" --kernel v7.3+no-pending-check --seeds 5 --first
+    grep -q '^UNSAFE: ' "$out" || fail "$sc: no UNSAFE verdict"
+    grep -q '^stale translation before the copy: ' "$out" || fail "$sc: no report"
+    grep -q 'PTE made inaccessible by change_pte_range' "$out" || fail "$sc: no change_pte_range"
+    grep -q 'change_pte_range: 0x.* -> PROT_NONE (tlb_flush_pending 1)' "$out" ||
+        fail "$sc: the interleaving lacks the scanner's change"
+    grep -q 'hint fault (do_numa_page)' "$out" || fail "$sc: the interleaving lacks the hint fault"
+    grep -q 'try_to_migrate_one (the unmap).*pte_accessible() false' "$out" ||
+        fail "$sc: the interleaving lacks the unmap that recorded no flush"
+    grep -q 'CHECK before the copy' "$out" || fail "$sc: the interleaving lacks the check"
+    grep -q 'CPUs that may still translate it: cpu' "$out" || fail "$sc: no CPUs named"
+    # the change happened before the fault, which came before the check
+    awk '/change_pte_range: 0x/ { c = NR } /hint fault/ && c { f = NR } /CHECK/ && f { ok = 1 }
+         END { exit !ok }' "$out" || fail "$sc: interleaving out of order"
+done
+
+# ---- pending-flag: a second gather (madvise(MADV_COLD) every 2 ms) clears the
+# scanner's raise of tlb_flush_pending; without the second gather nothing shows
+MADV=(--set workload.madvise_cold_every_ms=2)
+out=$work/pf.txt
+verify 3 "$out" small --kernel v7.3+pending-flag --seeds 5 --first "${MADV[@]}"
+grep -q 'task_numa_work: tlb_gather_mmu' "$out" || fail "pending-flag: no scanner gather shown"
+grep -q 'madvise_cold: tlb_gather_mmu' "$out" || fail "pending-flag: no second gather shown"
+grep -q 'madvise_cold: tlb_finish_mmu: tlb_flush_pending dropped (tlb_flush_pending 0)' "$out" ||
+    fail "pending-flag: the second gather's close does not show the count lost"
+grep -q 'change_pte_range: 0x.* -> PROT_NONE (tlb_flush_pending 0)' "$out" ||
+    fail "pending-flag: the change does not show the lost count"
+verify 0 "$work/pf0.txt" small --kernel v7.3+pending-flag --seeds 1 --duration 1.5
+for k in v6.4 v7.3 v7.3+single-folio-v2 v7.3+flush-side; do
+    verify 0 "$work/madv-$k.txt" small --kernel "$k" --seeds 1 --duration 1.5 "${MADV[@]}"
+done
+verify 0 "$work/madv-arm64.txt" small-arm64 --kernel v7.3 --seeds 1 --duration 1.5 "${MADV[@]}"
+
+# ---- deterministic per seed ------------------------------------------------------
+verify 3 "$work/d1.txt" small --kernel v7.3+no-pending-check --seeds 2 --seed 4
+verify 3 "$work/d2.txt" small --kernel v7.3+no-pending-check --seeds 2 --seed 4
+cmp -s "$work/d1.txt" "$work/d2.txt" || fail "verify is not deterministic"
+verify 3 "$work/d3.txt" small --kernel v7.3+no-pending-check --seeds 1 --seed 5
+grep -q '^  seed 5: ' "$work/d3.txt" || fail "--seed does not pick the first seed"
+cmp -s <(grep '^  seed 5' "$work/d1.txt") <(grep '^  seed 5' "$work/d3.txt") ||
+    fail "seed 5 differs when run alone"
+
+# ---- every shipped kernel is safe ------------------------------------------------
+for sc in small small-arm64 small-invlpgb; do
+    for k in v5.12 v5.15 v6.1 v6.3 v6.4 v6.8 v6.12 v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2 \
+             v7.3+flush-side; do
+        out=$work/safe-$sc-$k.txt
+        verify 0 "$out" "$sc" --kernel "$k" --seeds 1 --duration 1.5
+        grep -qE '^safe: [1-9][0-9]* migrations, [1-9][0-9]* checks, 0 stale translations$' "$out" ||
+            fail "$sc $k: $(tail -1 "$out")"
+    done
+done
+THP=(--set transparent_hugepage.enabled=always)
+MTHP=(--set transparent_hugepage.hugepages-64kB.enabled=always)
+SPLIT=("${THP[@]}" --set workload.thp_partial=0.25)
+COMPACT=(--set run.compact_memory_every_s=0.5)
+for k in v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2; do
+    verify 0 "$work/thp-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${THP[@]}"
+    verify 0 "$work/mthp-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${MTHP[@]}"
+    verify 0 "$work/split-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${SPLIT[@]}"
+    verify 0 "$work/compact-$k.txt" small --kernel "$k" --seeds 1 --duration 2 "${COMPACT[@]}"
+    for f in thp mthp split compact; do
+        grep -qE '^safe: [1-9][0-9]* migrations' "$work/$f-$k.txt" || fail "$f $k: nothing migrated"
+    done
+done
+# the broken kernel is caught with mTHPs and under compaction too
+verify 3 "$work/npc-mthp.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${MTHP[@]}"
+verify 3 "$work/npc-compact.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${COMPACT[@]}"
+
+# ---- run --oracle ------------------------------------------------------------------
+"$NUMASIM" run small --quiet --duration 2 >"$work/plain.txt"
+"$NUMASIM" run small --quiet --duration 2 --oracle >"$work/oracle.txt" 2>"$work/oracle.err"
+cmp -s "$work/plain.txt" "$work/oracle.txt" || fail "run --oracle changed the report"
+grep -qE '^oracle: safe: [1-9][0-9]* migrations' "$work/oracle.err" ||
+    fail "run --oracle: $(cat "$work/oracle.err")"
+
+# ---- bad input -----------------------------------------------------------------------
+for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$NUMASIM" verify small $bad >/dev/null 2>"$work/bad.err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "verify small $bad: exit $rc, expected 2"
+done
+"$NUMASIM" verify --help | grep -q 'usage: numasim verify' || fail "verify --help"
+"$NUMASIM" --help | grep -q '  verify SCENARIO' || fail "verify missing from numasim --help"
+rm -rf "$work"
+echo "oracle: ok"
