@@ -45,6 +45,7 @@ const char ab_usage[] =
 	"                      each other (e.g. migration calls, balancing off)\n"
 	"  --duration S        simulated seconds per run (the most, for fixed work)\n"
 	"  --seed N            seed of the first pair\n"
+	"  --exact             every hint fault one by one (see 'numasim run --help')\n"
 	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
 	"                      depend on it\n"
@@ -505,7 +506,7 @@ static json_t *ab_json(struct ab *ab)
 
 /* ---- arguments -------------------------------------------------------- */
 
-enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
+enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON, OPT_EXACT };
 
 /* "A,B,...": every element non-empty. */
 static int split_kernels(struct ab *ab, const char *list)
@@ -566,6 +567,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		{ "balancing", required_argument, NULL, OPT_BALANCING },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "json", required_argument, NULL, OPT_JSON },
@@ -577,6 +579,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 	const char *kernels = NULL;
 	const char **sets = calloc((size_t)argc + 1, sizeof(*sets));
 	const char *duration = NULL, *seed = NULL;
+	bool exact = false;
 	int nsets = 0, c, rc = 0;
 
 	opterr = 0;
@@ -599,6 +602,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		case OPT_JOBS: rc = parse_count("--jobs", optarg, 1, 64, &ab->jobs) ? EXIT_INPUT : 0; break;
 		case OPT_DURATION: duration = optarg; break;
 		case OPT_SEED: seed = optarg; break;
+		case OPT_EXACT: exact = true; break;
 		case OPT_SET: sets[nsets++] = optarg; break;
 		case OPT_JSON: ab->json = optarg; break;
 		default:
@@ -622,6 +626,8 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 			bad = scenario_set_option(sc, "--duration", "run.duration_s", duration, err, sizeof(err));
 		if (!bad && seed)
 			bad = scenario_set_option(sc, "--seed", "run.seed", seed, err, sizeof(err));
+		if (!bad && exact)
+			bad = scenario_set_option(sc, "--exact", "run.exact", "true", err, sizeof(err));
 		for (int i = 0; !bad && i < nsets; i++)
 			bad = scenario_set(sc, sets[i], err, sizeof(err));
 		for (int k = 0; !bad && k < ab->nr_kernels; k++)

@@ -81,6 +81,7 @@ struct sim_stats {
 	uint64_t task_migrations;         /* set_task_cpu to another CPU (se.nr_migrations) */
 	uint64_t task_node_moves;         /* ... to another node */
 	uint64_t events;
+	uint64_t hint_faults_pooled;      /* faults on pooled tables (aggregated mode) */
 };
 
 struct sched_state;
@@ -127,6 +128,7 @@ struct sim {
 #define NR_GATHER_HIST 24
 	uint64_t gather_hist[NR_GATHER_HIST];
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
+	bool exact;                       /* every hint fault exact (run.exact): no pool */
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
 	bool progress;

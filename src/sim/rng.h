@@ -26,6 +26,7 @@ enum rng_purpose {
 	RNG_THREAD = 2, /* stream numbers are part of the results: keep them */
 	RNG_WORKLOAD,
 	RNG_SCHED,      /* per task: its run and sleep phases */
+	RNG_POOL,       /* aggregated faults: which pooled pages they were (touch.h) */
 };
 
 static inline struct rng rng_stream(uint64_t seed, enum rng_purpose purpose, uint64_t index)
