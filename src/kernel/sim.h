@@ -129,6 +129,10 @@ struct sim {
 	uint64_t gather_hist[NR_GATHER_HIST];
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
 	bool exact;                       /* every hint fault exact (run.exact): no pool */
+	/* times a path reached a kernel switch that acts only inside a
+	 * migration's unmap (kernel_config_same_unmigrated): while 0, those
+	 * switches have not changed the run */
+	uint64_t migration_switch_reads;
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
 	bool progress;

@@ -93,6 +93,7 @@ void try_to_unmap_flush(struct sim *s)
 	s->flush_origin = FLUSH_FROM_BATCH;
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
+	s->migration_switch_reads++;
 	if (s->k.flush_side && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;
