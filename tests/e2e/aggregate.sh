@@ -18,11 +18,11 @@ names=(numa_hint_faults numa_hint_faults_local numa_pages_migrated numa_pte_upda
 
 # One case: a name, then the run's arguments.  small with migrate_pages(2)
 # calls is the case where the modes' runs differ (the calls move pages of
-# pooled tables, so which pages faulted matters there).
-cases=("small|small"
-       "small-arm64|small-arm64"
-       "small-invlpgb|small-invlpgb"
-       "small-migrate|small --set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1 --set workload.migrate_every_s=1")
+# pooled tables, so which pages faulted matters there; by 4 s it does).
+cases=("small|small --duration 3"
+       "small-arm64|small-arm64 --duration 3"
+       "small-invlpgb|small-invlpgb --duration 3"
+       "small-migrate|small --set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1 --set workload.migrate_every_s=1 --duration 4")
 for c in "${cases[@]}"; do
     name=${c%%|*}
     read -r -a args <<< "${c#*|}"
@@ -35,7 +35,7 @@ for c in "${cases[@]}"; do
             # rejects in both modes and on main before this mode existed
             check=1
             [[ $name == small-migrate && $seed != 1 ]] && check=0
-            NUMASIM_CHECK=$check "$NUMASIM" run "${args[@]}" "${extra[@]}" --seed "$seed" --duration 4 -q \
+            NUMASIM_CHECK=$check "$NUMASIM" run "${args[@]}" "${extra[@]}" --seed "$seed" -q \
                 --json "$work/$name-$mode-$seed.json" > "$work/$name-$mode-$seed.txt" ||
                 fail "$name seed $seed ($mode) failed"
             jq -r "$figures" "$work/$name-$mode-$seed.json" >> "$work/$name-$mode.tsv"
@@ -66,7 +66,7 @@ done
 # compaction, and threads that sleep and wake on other CPUs (and nodes)
 for extra in "--set run.compact_memory_every_s=1" "--set workload.run_ms=3 --set workload.sleep_ms=2"; do
     read -r -a xa <<< "$extra"
-    NUMASIM_CHECK=1 "$NUMASIM" run small "${xa[@]}" --duration 4 -q --json "$work/x.json" > /dev/null ||
+    NUMASIM_CHECK=1 "$NUMASIM" run small "${xa[@]}" --duration 5 -q --json "$work/x.json" > /dev/null ||
         fail "small $extra: run or invariants failed"
     (( $(jq '.stats.hint_faults_pooled' "$work/x.json") > 0 )) || fail "small $extra: nothing aggregated"
 done
@@ -76,7 +76,7 @@ for mode in agg exact; do
     extra=()
     [[ $mode == exact ]] && extra=(--exact)
     "$NUMASIM" run small --set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1 \
-        --set workload.migrate_every_s=1 "${extra[@]}" --seed 1 --duration 4 -q --json "$work/again-$mode.json" > /dev/null ||
+        --set workload.migrate_every_s=1 --duration 4 "${extra[@]}" --seed 1 -q --json "$work/again-$mode.json" > /dev/null ||
         fail "repeat run ($mode) failed"
     cmp -s "$work/again-$mode.json" "$work/small-migrate-$mode-1.json" || fail "two $mode runs differ"
 done
