@@ -4,7 +4,12 @@
  * kernel.numa_balancing.  Kernels are also compared with each other, run by
  * run on the same seeds, as a patch is judged.  A balancing-off run is made
  * once per seed for kernels that only differ where balancing goes
- * (kernel_config_same_unbalanced) and shared between them.  Runs go to a
+ * (kernel_config_same_unbalanced) and shared between them; a kernel that
+ * also differs in switches that act only inside a migration's unmap
+ * (kernel_config_same_unmigrated) reuses another's balancing-off run when
+ * that run never reached those switches -- then its own would be the same
+ * run -- and makes its own otherwise (its off runs go last, after the runs
+ * they may reuse).  Runs go to a
  * pool of threads; every run is deterministic and lands in its own slot, so
  * the output does not depend on the number of threads. */
 #include <getopt.h>
@@ -45,6 +50,7 @@ const char ab_usage[] =
 	"                      each other (e.g. migration calls, balancing off)\n"
 	"  --duration S        simulated seconds per run (the most, for fixed work)\n"
 	"  --seed N            seed of the first pair\n"
+	"  --exact             every hint fault one by one (see 'numasim run --help')\n"
 	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
 	"                      depend on it\n"
@@ -59,6 +65,10 @@ struct ab_job {
 	int kernel, pair;
 	bool on;
 	bool shared;            /* an off run another kernel's slot holds */
+	int reuse_from;         /* -1, or the job whose run this one is if that
+				 * run read no migration-only switch */
+	bool reused;            /* ... and it was: not run */
+	bool finished;          /* under ab.lock */
 	struct run_result res;
 	int rc;
 	char err[256];
@@ -68,6 +78,7 @@ struct ab {
 	struct scenario base;
 	char kernels[MAX_KERNELS][96];
 	int off_of[MAX_KERNELS];  /* whose balancing-off runs a kernel uses */
+	int reuse_of[MAX_KERNELS];/* whose off runs it may reuse (-1: none) */
 	int nr_kernels, pairs, jobs;
 	enum ab_mode mode;
 	uint64_t seed0;
@@ -79,6 +90,8 @@ struct ab {
 	bool quiet, progress;     /* progress: a line on stderr, a terminal's */
 	atomic_int done;
 	pthread_mutex_t progress_lock;
+	pthread_mutex_t lock;     /* job.finished, and done_cond */
+	pthread_cond_t done_cond;
 	struct timespec t0;
 };
 
@@ -123,15 +136,49 @@ static void job_done(struct ab *ab)
 	pthread_mutex_unlock(&ab->progress_lock);
 }
 
+/* A job that may reuse another's run: wait for that run (it was taken
+ * from the queue before this one), and take its result if it never read
+ * a switch the two kernels differ in. */
+static bool try_reuse(struct ab *ab, struct ab_job *j)
+{
+	if (j->reuse_from < 0)
+		return false;
+	struct ab_job *r = &ab->job[j->reuse_from];
+	pthread_mutex_lock(&ab->lock);
+	while (!r->finished)
+		pthread_cond_wait(&ab->done_cond, &ab->lock);
+	pthread_mutex_unlock(&ab->lock);
+	if (r->rc || r->res.migration_switch_reads)
+		return false;
+	j->res = r->res;
+	j->reused = true;
+	return true;
+}
+
 static void *worker(void *arg)
 {
 	struct ab *ab = arg;
 	int i;
 	while ((i = atomic_fetch_add(&ab->next, 1)) < ab->nr_todo) {
-		run_job(ab, &ab->job[ab->todo[i]]);
+		struct ab_job *j = &ab->job[ab->todo[i]];
+		if (!try_reuse(ab, j))
+			run_job(ab, j);
+		pthread_mutex_lock(&ab->lock);
+		j->finished = true;
+		pthread_cond_broadcast(&ab->done_cond);
+		pthread_mutex_unlock(&ab->lock);
 		job_done(ab);
 	}
 	return NULL;
+}
+
+/* Runs actually made (a reused run is not). */
+static int runs_made(const struct ab *ab)
+{
+	int n = 0;
+	for (int i = 0; i < ab->nr_todo; i++)
+		n += !ab->job[ab->todo[i]].reused;
+	return n;
 }
 
 static int run_all(struct ab *ab)
@@ -211,9 +258,16 @@ static int plan_jobs(struct ab *ab, char *err, size_t errlen)
 		if (kernel_config_parse(ab->kernels[k], &cfg[k], err, errlen))
 			return -1;
 		ab->off_of[k] = k;
+		ab->reuse_of[k] = -1;
 		for (int j = 0; j < k; j++)
 			if (ab->off_of[j] == j && kernel_config_same_unbalanced(&cfg[j], &cfg[k])) {
 				ab->off_of[k] = j;
+				break;
+			}
+		for (int j = 0; j < k && ab->off_of[k] == k; j++)
+			if (ab->off_of[j] == j && ab->reuse_of[j] < 0 &&
+			    kernel_config_same_unmigrated(&cfg[j], &cfg[k])) {
+				ab->reuse_of[k] = j;
 				break;
 			}
 	}
@@ -224,16 +278,22 @@ static int plan_jobs(struct ab *ab, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (int k = 0; k < ab->nr_kernels; k++)
-		for (int p = 0; p < ab->pairs; p++)
-			for (int on = 1; on >= 0; on--) {
-				int i = job_index(ab, k, p, on);
-				bool shared = !on && ab->off_of[k] != k;
-				ab->job[i] = (struct ab_job){ .kernel = k, .pair = p, .on = on, .shared = shared };
-				bool wanted = ab->mode == AB_BOTH || (ab->mode == AB_ON) == (bool)on;
-				if (wanted && !shared)
-					ab->todo[ab->nr_todo++] = i;
-			}
+	/* the runs that may reuse another's go last, after every run they may reuse */
+	for (int last = 0; last < 2; last++)
+		for (int k = 0; k < ab->nr_kernels; k++)
+			for (int p = 0; p < ab->pairs; p++)
+				for (int on = 1; on >= 0; on--) {
+					int i = job_index(ab, k, p, on);
+					bool shared = !on && ab->off_of[k] != k;
+					int from = !on && ab->reuse_of[k] >= 0 ? job_index(ab, ab->reuse_of[k], p, false) : -1;
+					if ((from >= 0) != (bool)last)
+						continue;
+					ab->job[i] = (struct ab_job){ .kernel = k, .pair = p, .on = on, .shared = shared,
+								      .reuse_from = from };
+					bool wanted = ab->mode == AB_BOTH || (ab->mode == AB_ON) == (bool)on;
+					if (wanted && !shared)
+						ab->todo[ab->nr_todo++] = i;
+				}
 	return 0;
 }
 
@@ -439,6 +499,15 @@ static void print_table(struct ab *ab)
 	for (int k = 0; k < ab->nr_kernels; k++)
 		if (ab->mode == AB_BOTH && ab->off_of[k] != k)
 			printf("%s shares the balancing-off runs of %s\n", ab->kernels[k], ab->kernels[ab->off_of[k]]);
+	for (int k = 0; k < ab->nr_kernels; k++) {
+		int n = 0;
+		for (int p = 0; ab->mode != AB_ON && ab->reuse_of[k] >= 0 && p < ab->pairs; p++)
+			n += ab->job[job_index(ab, k, p, false)].reused;
+		if (n)
+			printf("%s reuses %d of %d balancing-off runs of %s (they never reached the "
+			       "switches the kernels differ in)\n", ab->kernels[k], n, ab->pairs,
+			       ab->kernels[ab->reuse_of[k]]);
+	}
 	int n = unfinished_runs(ab);
 	if (n)
 		printf("%d run%s did not finish the work in %g s: elapsed times are lower bounds\n", n,
@@ -549,6 +618,13 @@ static json_t *ab_json(struct ab *ab)
 			json_object_set_new(kj, "extra_cost_ns", costs);
 			json_object_set_new(kj, "balancing_off_runs_of", json_string(ab->kernels[ab->off_of[k]]));
 		}
+		if (ab->mode != AB_ON && ab->reuse_of[k] >= 0) {
+			int n = 0;
+			for (int p = 0; p < ab->pairs; p++)
+				n += ab->job[job_index(ab, k, p, false)].reused;
+			json_object_set_new(kj, "balancing_off_runs_reused_of", json_string(ab->kernels[ab->reuse_of[k]]));
+			json_object_set_new(kj, "balancing_off_runs_reused", json_integer(n));
+		}
 		if (k) {
 			json_t *vs = json_object();
 			for (int v = 0; v < NR_VERSUS; v++)
@@ -566,7 +642,7 @@ static json_t *ab_json(struct ab *ab)
 
 /* ---- arguments -------------------------------------------------------- */
 
-enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON };
+enum { OPT_KERNELS = 256, OPT_PAIRS, OPT_BALANCING, OPT_DURATION, OPT_SEED, OPT_SET, OPT_JOBS, OPT_JSON, OPT_EXACT };
 
 /* "A,B,...": every element non-empty. */
 static int split_kernels(struct ab *ab, const char *list)
@@ -627,6 +703,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		{ "balancing", required_argument, NULL, OPT_BALANCING },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "json", required_argument, NULL, OPT_JSON },
@@ -638,6 +715,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 	const char *kernels = NULL;
 	const char **sets = calloc((size_t)argc + 1, sizeof(*sets));
 	const char *duration = NULL, *seed = NULL;
+	bool exact = false;
 	int nsets = 0, c, rc = 0;
 
 	opterr = 0;
@@ -660,6 +738,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		case OPT_JOBS: rc = parse_count("--jobs", optarg, 1, 64, &ab->jobs) ? EXIT_INPUT : 0; break;
 		case OPT_DURATION: duration = optarg; break;
 		case OPT_SEED: seed = optarg; break;
+		case OPT_EXACT: exact = true; break;
 		case OPT_SET: sets[nsets++] = optarg; break;
 		case OPT_JSON: ab->json = optarg; break;
 		default:
@@ -683,6 +762,8 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 			bad = scenario_set_option(sc, "--duration", "run.duration_s", duration, err, sizeof(err));
 		if (!bad && seed)
 			bad = scenario_set_option(sc, "--seed", "run.seed", seed, err, sizeof(err));
+		if (!bad && exact)
+			bad = scenario_set_option(sc, "--exact", "run.exact", "true", err, sizeof(err));
 		for (int i = 0; !bad && i < nsets; i++)
 			bad = scenario_set(sc, sets[i], err, sizeof(err));
 		for (int k = 0; !bad && k < ab->nr_kernels; k++)
@@ -723,6 +804,8 @@ int cmd_ab(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &ab->t0);
 		ab->progress = !ab->quiet && isatty(STDERR_FILENO);
 		pthread_mutex_init(&ab->progress_lock, NULL);
+		pthread_mutex_init(&ab->lock, NULL);
+		pthread_cond_init(&ab->done_cond, NULL);
 		char err[256];
 		ab->seed0 = ab->base.seed;
 		rc = plan_jobs(ab, err, sizeof(err));
@@ -744,8 +827,10 @@ int cmd_ab(int argc, char **argv)
 		}
 		if (!ab->quiet)
 			fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n", since(&ab->t0),
-				ab->nr_todo, ab->jobs);
+				runs_made(ab), ab->jobs);
 		pthread_mutex_destroy(&ab->progress_lock);
+		pthread_mutex_destroy(&ab->lock);
+		pthread_cond_destroy(&ab->done_cond);
 	}
 	free(ab->job);
 	free(ab->todo);

@@ -56,6 +56,9 @@ static const char run_usage[] =
 	"  --kernel K          kernel variant, e.g. v6.4 or v7.3+single-folio-v2\n"
 	"  --seed N            random seed\n"
 	"  --duration S        simulated seconds\n"
+	"  --exact             every hint fault one by one (run.exact = true); by\n"
+	"                      default a private slice's faults on local pages are\n"
+	"                      aggregated (docs/model.md 3.3a), same figures\n"
 	"  --set KEY=VALUE     any scenario key: a tunable by its kernel name\n"
 	"                      (kernel.numa_balancing, numa_balancing.scan_size_mb, ...)\n"
 	"                      or SECTION.KEY (workload.threads, costs.ipi_handler_ns, ...)\n"
@@ -153,7 +156,7 @@ struct run_args {
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE };
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE, OPT_EXACT };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -170,6 +173,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "trace-window", required_argument, NULL, OPT_TRACE_WINDOW },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
@@ -193,6 +197,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
 		case OPT_DURATION: add_override(a, "--duration", "run.duration_s", optarg); break;
 		case OPT_SET: add_override(a, "--set", NULL, optarg); break;
+		case OPT_EXACT: add_override(a, "--exact", "run.exact", "true"); break;
 		case OPT_TRACE: a->trace.path = optarg; break;
 		case OPT_TRACE_WINDOW: a->trace.window = optarg; break;
 		case OPT_TRACE_EVENTS: a->trace.events = optarg; break;

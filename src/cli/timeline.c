@@ -45,6 +45,7 @@ const char timeline_usage[] =
 	"options (applied in order, after the scenario is read):\n"
 	"  --kernel K          kernel variant, e.g. v7.3 or v7.3+single-folio-v2\n"
 	"  --seed N            random seed\n"
+	"  --exact             every hint fault one by one (see 'numasim run --help')\n"
 	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
 	"  --duration S        simulated seconds to run (default 12, or the\n"
 	"                      scenario's duration if shorter)\n"
@@ -72,7 +73,7 @@ struct tl_args {
 	bool quiet;
 };
 
-enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_DURATION, OPT_PASS };
+enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_DURATION, OPT_PASS, OPT_EXACT };
 
 static int parse_args(int argc, char **argv, struct tl_args *a)
 {
@@ -80,6 +81,7 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "set", required_argument, NULL, OPT_SET },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "pass", required_argument, NULL, OPT_PASS },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -101,6 +103,7 @@ static int parse_args(int argc, char **argv, struct tl_args *a)
 		case OPT_KERNEL: a->opt[a->nr] = "--kernel"; a->val[a->nr++] = optarg; break;
 		case OPT_SEED: a->opt[a->nr] = "--seed"; a->val[a->nr++] = optarg; break;
 		case OPT_SET: a->opt[a->nr] = "--set"; a->val[a->nr++] = optarg; break;
+		case OPT_EXACT: a->opt[a->nr] = "--exact"; a->val[a->nr++] = "true"; break;
 		case OPT_DURATION: a->duration = optarg; break;
 		case OPT_PASS:
 			if (strnum_ll(optarg, &pass) || pass < 1 || pass > 1000000) {
@@ -140,6 +143,8 @@ static int prepare(const struct tl_args *a, struct scenario *sc, struct sim *s, 
 			rc = scenario_set_option(sc, "--kernel", "kernel.name", a->val[i], err, errlen);
 		else if (!strcmp(a->opt[i], "--seed"))
 			rc = scenario_set_option(sc, "--seed", "run.seed", a->val[i], err, errlen);
+		else if (!strcmp(a->opt[i], "--exact"))
+			rc = scenario_set_option(sc, "--exact", "run.exact", a->val[i], err, errlen);
 		else
 			rc = scenario_set(sc, a->val[i], err, errlen);
 		if (rc)

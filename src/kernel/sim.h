@@ -81,6 +81,7 @@ struct sim_stats {
 	uint64_t task_migrations;         /* set_task_cpu to another CPU (se.nr_migrations) */
 	uint64_t task_node_moves;         /* ... to another node */
 	uint64_t events;
+	uint64_t hint_faults_pooled;      /* faults on pooled tables (aggregated mode) */
 };
 
 struct sched_state;
@@ -137,6 +138,11 @@ struct sim {
 	uint64_t delay_hist[NR_DELAY_HIST];
 	uint32_t ubc_trace_seq;           /* the last unmap batch id given while tracing */
 	uint64_t mthp_stats[NR_PAGE_ORDERS][NR_MTHP_STAT_ITEMS]; /* per size (v6.10+) */
+	bool exact;                       /* every hint fault exact (run.exact): no pool */
+	/* times a path reached a kernel switch that acts only inside a
+	 * migration's unmap (kernel_config_same_unmigrated): while 0, those
+	 * switches have not changed the run */
+	uint64_t migration_switch_reads;
 	uint64_t compact_every_ns;        /* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	struct compact_state *compact;    /* mm/compaction.c: kcompactd and the forced runs */
 	struct madvise_state *madvise;    /* mm/madvise.c: the MADV_COLD callers, or NULL */

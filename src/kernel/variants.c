@@ -277,6 +277,19 @@ bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct k
 	return !memcmp(&x, &y, sizeof(x)); /* chars and bools only: no padding */
 }
 
+bool kernel_config_same_unmigrated(const struct kernel_config *a, const struct kernel_config *b)
+{
+	struct kernel_config x = *a, y = *b;
+	clear_balancing_only(&x);
+	clear_balancing_only(&y);
+	/* read only in migrate_folio_unmap and try_to_unmap_flush, each of
+	 * which counts its reads (sim.migration_switch_reads) */
+	x.single_folio_v2 = y.single_folio_v2 = false;
+	x.flush_side = y.flush_side = false;
+	x.flush_side_naive = y.flush_side_naive = false;
+	return !memcmp(&x, &y, sizeof(x));
+}
+
 bool kernel_config_same(const struct kernel_config *a, const struct kernel_config *b)
 {
 	struct kernel_config x = *a, y = *b;

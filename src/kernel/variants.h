@@ -60,6 +60,11 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
  * equal once the switches only NUMA balancing reaches are set aside
  * (numasim ab shares one balancing-off run between them). */
 bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b);
+/* The same, also ignoring the switches that act only inside a migration's
+ * unmap (single-folio-v2, flush-side, flush-side-naive): kernels equal in this sense run a
+ * balancing-off run identically if it never reaches those switches
+ * (sim.migration_switch_reads == 0). */
+bool kernel_config_same_unmigrated(const struct kernel_config *a, const struct kernel_config *b);
 /* Do @a and @b switch the same mechanisms (whatever their names)? */
 bool kernel_config_same(const struct kernel_config *a, const struct kernel_config *b);
 

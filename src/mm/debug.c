@@ -364,7 +364,10 @@ static int check_groups(struct checker *c)
 				uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
 				const struct vm_area_struct *v = s->table_vma[id];
 				const struct pte_table *t = &v->tables[id - v->first_table_id];
-				fen[r] = (uint64_t)(hot ? t->nr_protnone_hot : t->nr_protnone_cold) * t->weight;
+				/* a pooled table's faults counted, their PTEs not yet restored */
+				unsigned done = tm->pool ? tm->pool[id].done[hot] : 0;
+				fen[r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *
+					 t->weight;
 				total += fen[r];
 			}
 			/* build the tree in place: each node adds itself to its parent */

@@ -149,6 +149,7 @@ static int migrate_folio_unmap(struct sim *s, struct migrate_ctx *ctx, int i,
 
 	enum ttu_flags ttu = batch_flush ? TTU_BATCH_FLUSH : 0;
 	/* single-folio-v2: a lone, small, unshared folio has nothing to batch */
+	s->migration_switch_reads++;
 	if (s->k.single_folio_v2 && batch_singular && !folio_test_large(folio) &&
 	    !folio_maybe_mapped_shared(folio))
 		ttu = 0;

@@ -33,6 +33,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 
 	if (t->lazy) /* simulator: the table's pages exist from here on */
 		workload_materialize_table(vma, t);
+	workload_pool_settle(vma, t); /* simulator: its pooled faults' PTEs */
 	if (s->oracle)
 		oracle_ctx_set(s, "change_pte_range");
 	/* pte_offset_map_lock */
@@ -83,6 +84,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
 				     (double)(looked - pages) * cm->pte_skip_ns);
 	t->ptl_free_at = sim_now(s);
+	workload_pool_offer(s, vma, t);
 	touch_changed(&s->w.touch, t->group);
 	trace(s, TR_PTE_TABLE, s->e.cpu, current_pid(s), t_start, sim_now(s) - t_start, (int64_t)first,
 	      pages, flushed, 0);

@@ -182,6 +182,7 @@ void try_to_unmap_flush(struct sim *s)
 	ubc_marks_flushed(s, tlb_ubc, sim_now(s));
 	if (tlb_ubc->trace_id)
 		ubc_trace_flushed(s, tlb_ubc, start);
+	s->migration_switch_reads++;
 	if ((s->k.flush_side || s->k.flush_side_naive) && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;
 		uint32_t batch = mm->tlb_flush_batched;

@@ -21,6 +21,7 @@ void run_result_from_sim(const struct sim *s, struct run_result *r)
 	r->ops = s->w.total_ops;
 	r->remote_ns = s->w.remote_ns;
 	r->nr_calls = s->nr_calls;
+	r->migration_switch_reads = s->migration_switch_reads;
 	for (int i = 0; i < s->nr_calls; i++) {
 		r->call_s += (double)(s->calls[i].end_ns - s->calls[i].start_ns) / 1e9;
 		r->call_pages += (double)s->calls[i].moved;

@@ -41,6 +41,7 @@ struct run_result {
 	int nr_calls;             /* migration system calls made (one may be unfinished) */
 	double call_s;            /* their time, summed */
 	double call_pages;        /* pages they moved */
+	unsigned long long migration_switch_reads; /* sim.migration_switch_reads */
 };
 
 void run_result_from_sim(const struct sim *s, struct run_result *r);

@@ -57,7 +57,7 @@ enum key_id {
 	K_MCALL, K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK, K_PHASE_EVERY, K_PHASE_SHIFT,
 	K_MADV_COLD_EVERY, K_MADV_COLD_KIB,
 	K_MADV_HUGEPAGE, K_THP_PARTIAL, K_THP_PARTIAL_OP, K_THP_PARTIAL_PATTERN,
-	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY,
+	K_KERNEL, K_DURATION, K_SEED, K_COMPACT_EVERY, K_EXACT,
 	NR_KEYS
 };
 
@@ -215,6 +215,9 @@ static const struct key_def keys[NR_KEYS] = {
 	/* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	[K_COMPACT_EVERY] = { "run", "compact_memory_every_s", KT_DOUBLE, OFF(compact_every_s),
 			      0, 1e9, false },
+	/* every hint fault one by one (--exact), or a private slice's quiet
+	 * faults aggregated (docs/model.md 3.3a) */
+	[K_EXACT] = { "run", "exact", KT_BOOL, OFF(exact), 0, 0, false },
 };
 
 static const char *const sections[] = { "machine", "costs", "tunables", "workload", "kernel", "run" };
@@ -1351,6 +1354,7 @@ int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t 
 		s->seed = v->seed;
 		s->duration_ns = (uint64_t)(v->duration_s * 1e9 + 0.5);
 		s->compact_every_ns = (uint64_t)(v->compact_every_s * 1e9 + 0.5);
+		s->exact = v->exact;
 		if (kernel_config_parse(v->kernel, &s->k, err, errlen))
 			rc = -1;
 	}

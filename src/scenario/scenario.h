@@ -38,6 +38,7 @@ struct scenario {
 	uint64_t seed;          /* default 1 */
 	double duration_s;      /* default 180 */
 	double compact_every_s; /* run.compact_memory_every_s, default 0 (never) */
+	bool exact;             /* run.exact, default false: aggregated private faults */
 
 	/* [machine] values that struct machine does not keep */
 	int cpus;                  /* machine.cpus, checked against the topology */

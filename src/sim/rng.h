@@ -27,6 +27,7 @@ enum rng_purpose {
 	RNG_WORKLOAD,
 	RNG_SCHED,      /* per task: its run and sleep phases */
 	RNG_JITTER,     /* numasim verify: the run's cost jitter */
+	RNG_POOL,       /* aggregated faults: which pooled pages they were (touch.h) */
 };
 
 static inline struct rng rng_stream(uint64_t seed, enum rng_purpose purpose, uint64_t index)

@@ -63,9 +63,18 @@ void touch_free(struct touch_model *tm)
 	free(tm->ctr);
 	free(tm->key);
 	free(tm->rate);
+	free(tm->pool);
 	struct engine *e = tm->e;
 	memset(tm, 0, sizeof(*tm)); /* safe to free again */
 	tm->e = e;
+}
+
+int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
+{
+	tm->pool = calloc(nr_tables ? nr_tables : 1, sizeof(*tm->pool));
+	tm->pool_key = rng_stream(seed, RNG_POOL, 0).key;
+	tm->pool_ctr = 0;
+	return tm->pool ? 0 : -1;
 }
 
 static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)

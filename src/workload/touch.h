@@ -39,6 +39,18 @@ struct touch_model {
 	uint64_t *ctr;                /* [group]: draws of its random stream */
 	uint64_t *key;                /* [group]: its stream's key */
 	double *rate;                 /* [group][hot, cold]: touches/ns of one page */
+	/* Aggregated private faults (docs/model.md 3.3a; NULL with --exact):
+	 * per table id, whether its PROT_NONE pages are pooled, the node they
+	 * are all on, and how many of each kind have faulted since -- their
+	 * PTEs restored only when a path next looks at the table. */
+	struct touch_pool *pool;
+	uint64_t pool_key, pool_ctr;  /* the stream that says which pages they were */
+};
+
+struct touch_pool {
+	uint16_t done[2];             /* [cold, hot]: faulted, PTE not yet restored */
+	uint8_t on;                   /* the table is pooled */
+	uint8_t nid;                  /* the node of all its PROT_NONE pages */
 };
 
 /* Build the groups of @nr_tables tables, table i belonging to group
@@ -48,6 +60,8 @@ struct touch_model {
 int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uint32_t nr_slices,
 	       uint32_t nr_tables, const uint32_t *table_group, uint32_t *rank, uint64_t seed);
 void touch_free(struct touch_model *tm);
+/* Aggregated mode: the pool's per-table state for @nr_tables tables. */
+int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed);
 
 /* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
  * PROT_NONE.  The table's pages weigh @weight each: the access density of

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/bitops.h"
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
+#include "linux/sched/numa_balancing.h"
 #include "linux/mmdebug.h"
 #include "sim/bigalloc.h"
 #include "kernel/sim.h"
@@ -877,6 +879,70 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	s->w.lat_stale[cls] = 1;
 }
 
+/* ---- aggregated private faults (docs/model.md 3.3a) ------------------------ */
+
+void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
+{
+	struct touch_model *tm = &s->w.touch;
+	if (!tm->pool || t->group >= tm->nr_slices || t->pmd_huge || t->lazy ||
+	    s->w.p.phase_every_s > 0 || !(t->nr_protnone_hot + t->nr_protnone_cold))
+		return;
+	uint32_t ti = (uint32_t)(t - vma->tables);
+	struct touch_pool *tp = &tm->pool[vma->first_table_id + ti];
+	const struct task_struct *p = &s->tasks[s->w.toucher[t->group]];
+	int nid = s->cpus[p->cpu].node;
+	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
+	uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
+	const struct page_state *pg = &vma->store->pg[vma->store_pgoff + i0];
+	if (tp->on)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		if (pg[i].flags >> FOLIO_ORDER_SHIFT)
+			return; /* a large folio: its faults restore several PTEs */
+		if (!pte_protnone(vma->ptes[i0 + i]))
+			continue;
+		uint32_t last = pg[i].last_cpupid;
+		if (pg[i].nid != nid || (pg[i].flags & (FOLIO_ISOLATED | FOLIO_LOCKED)) ||
+		    (last != LAST_CPUPID_UNSET && !cpupid_match_pid(p, (int)last)))
+			return; /* misplaced, migrating, or a shared fault (task_numa_group) */
+	}
+	tp->on = 1;
+	tp->nid = (uint8_t)nid;
+}
+
+void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
+{
+	struct touch_model *tm = &vma->vm_mm->sim->w.touch;
+	if (!tm->pool)
+		return;
+	uint32_t ti = (uint32_t)(t - vma->tables);
+	struct touch_pool *tp = &tm->pool[vma->first_table_id + ti];
+	if (!tp->on)
+		return;
+	/* The faults since the table was pooled hit PROT_NONE pages of their
+	 * kind that no path has looked at since: each of them alike, so which
+	 * ones they were is a uniform draw without replacement. */
+	struct rng r = { tm->pool_key, tm->pool_ctr };
+	pte_t write = (vma->vm_flags & VM_WRITE) ? PTE_WRITE : 0; /* pte_writable_after_fault */
+	for (int hot = 0; hot < 2; hot++) {
+		uint64_t *map = hot ? t->protnone_hot : t->protnone_cold;
+		for (unsigned k = tp->done[hot]; k; k--) {
+			unsigned count = hot ? t->nr_protnone_hot : t->nr_protnone_cold;
+			unsigned bit = find_nth_bit(map, PTRS_PER_PTE, (unsigned)rng_below(&r, count));
+			pte_t *ptep = &vma->ptes[(uint64_t)ti * PTRS_PER_PTE + bit];
+			pte_t old = *ptep;
+			/* numa_rebuild_single_mapping; the touch model counted the
+			 * fault when it happened */
+			pte_t val = (pte_t)(PTE_PRESENT | PTE_YOUNG | (old & (PTE_DIRTY | PTE_SIM_HOT)) | write);
+			bool h;
+			*ptep = val;
+			pte_table_update(t, bit, old, val, &h);
+		}
+	}
+	tm->pool_ctr = r.ctr;
+	*tp = (struct touch_pool){ { 0, 0 }, 0, 0 };
+}
+
 /* ---- the hint-fault process -------------------------------------------- */
 
 /* Touch rates (touches/ns) of one hot and one cold page of a region of
@@ -929,7 +995,8 @@ static int build_groups(struct sim *s)
 		struct vm_area_struct *vma = s->table_vma[id];
 		group[id] = table_group(s, vma, &vma->tables[id - vma->first_table_id]);
 	}
-	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed))
+	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed) ||
+	    (!s->exact && touch_pool_init(tm, total, s->seed)))
 		goto out;
 	s->w.wsize = calloc(n ? n : 1, sizeof(double));
 	if (!s->w.wsize)

@@ -172,6 +172,16 @@ void workload_account(struct sim *s, uint64_t now);
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now);
 /* The next phase, if it is due by @now: threads trade slices (phases). */
 void workload_phase(struct sim *s, uint64_t now);
+/* Aggregated private faults (docs/model.md 3.3a; nothing with --exact).
+ * The scanner is done with table @t: pool it if every page of it is an
+ * order-0 page and every PROT_NONE one is on its slice's toucher's node,
+ * not under migration, and last faulted by that toucher (or never) -- a
+ * fault there can only count, charge and feed task_numa_fault. */
+void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_table *t);
+/* A path is about to look at table @t's PTEs or pages: restore the PTEs of
+ * its pooled faults (which of its PROT_NONE pages they were is drawn now)
+ * and take it out of the pool. */
+void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);

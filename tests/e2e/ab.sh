@@ -47,6 +47,36 @@ same_off small v6.4 v6.4+mthp-numa                # mthp_numa
     fail "ab v6.3,v6.4 failed"
 ! grep -q "shares the balancing-off runs" "$work/share.txt" || fail "v6.4 shares v6.3's off runs"
 
+# Kernels that also differ in switches read only inside a migration's unmap
+# (single-folio-v2, flush-side): a balancing-off run that never got there
+# (small: nothing migrates with balancing off) is reused, and is the run the
+# other kernel would have made; one that got there (migrate_pages(2) calls
+# with balancing off) is not.
+reuse_off() { # SCENARIO KERNEL_A KERNEL_B
+    local a b
+    "$NUMASIM" run "$1" --kernel "$2" --set kernel.numa_balancing=0 --duration 2 -q \
+        --json "$work/offa.json" >/dev/null || fail "run $2 failed"
+    "$NUMASIM" run "$1" --kernel "$3" --set kernel.numa_balancing=0 --duration 2 -q \
+        --json "$work/offb.json" >/dev/null || fail "run $3 failed"
+    a=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offa.json")
+    b=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offb.json")
+    [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab reuses the runs"
+    "$NUMASIM" ab "$1" --kernels "$2,$3" --pairs 2 --duration 2 --json "$work/reuse.json" \
+        >"$work/reuse.txt" 2>"$work/reuse.err" || fail "ab $2,$3 failed"
+    grep -q "^$3 reuses 2 of 2 balancing-off runs of $2 " "$work/reuse.txt" ||
+        fail "ab does not reuse $2's off runs for $3"
+    grep -q "(6 runs, " "$work/reuse.err" || fail "ab made $(cat "$work/reuse.err"), expected 6 runs"
+    [ "$(jq '.kernels["'"$3"'"].balancing_off_runs_reused' "$work/reuse.json")" = 2 ] ||
+        fail "the JSON does not record the reused runs"
+}
+reuse_off small v7.3 v7.3+single-folio-v2
+reuse_off small v7.3 v7.3+flush-side
+"$NUMASIM" ab small --kernels v7.3,v7.3+single-folio-v2 --pairs 1 --duration 3 --balancing off \
+    --set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1 >"$work/reuse.txt" \
+    2>"$work/reuse.err" || fail "ab with migration calls failed"
+! grep -q "reuses" "$work/reuse.txt" || fail "an off run that migrated was reused"
+grep -q "(2 runs, " "$work/reuse.err" || fail "ab made $(cat "$work/reuse.err"), expected 2 runs"
+
 # kernel against kernel, with balancing on only: no pair figures
 "$NUMASIM" ab small --kernels v5.15,v6.3 --pairs 2 --duration 2 --balancing on \
     --json "$work/on.json" >"$work/on.txt" 2>/dev/null || fail "ab --balancing on failed"

@@ -19,6 +19,7 @@
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
+#include "workload/touch.h"
 
 static void act_at(struct sim *s, struct task_struct *p, enum task_activity act)
 {
@@ -58,6 +59,48 @@ void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_st
 		act_at(s, p, ACT_RETURN); /* task_work, or the scheduler, on the way out */
 	} else {
 		/* nothing happens on the way out: no event, just busy until then */
+		task_set_act(s, p, ACT_USER);
+		s->e.acct[p->cpu].busy_until = sim_now(s);
+	}
+}
+
+/* A pooled table's fault (docs/model.md 3.3a): task_fault_protnone and
+ * do_numa_page as they run for an order-0 page already on this node whose
+ * last fault was this task's -- numa_migrate_check's counters and flags,
+ * mpol_misplaced keeping it here, the PTE restored, task_numa_fault with a
+ * private local fault -- except that which PROT_NONE page of @hot's kind
+ * it was is drawn when a path next looks at the table
+ * (workload_pool_settle), and the trace names the table's address. */
+void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
+		       struct pte_table *t, bool hot, uint64_t now)
+{
+	struct touch_model *tm = &s->w.touch;
+	uint32_t ti = (uint32_t)(t - vma->tables);
+	struct touch_pool *tp = &tm->pool[vma->first_table_id + ti];
+	int nid = tp->nid;
+	int flags = (vma->vm_flags & VM_WRITE) ? 0 : TNF_NO_GROUP; /* pte_writable_after_fault */
+
+	sim_enter(s, p, now);
+	task_set_act(s, p, ACT_FAULT);
+	p->fault.overlapped_pass = p->mm->scan_pass_running;
+	if (t->ptl_free_at > sim_now(s)) /* ptl_lock */
+		charge(s, COST_LOCK_WAIT, (double)(t->ptl_free_at - sim_now(s)));
+	charge(s, COST_HINT_FAULT, s->m.cost.hint_fault_ns);
+	vma_set_access_pid_bit(s, vma);
+	count_vm_event(s, NUMA_HINT_FAULTS);
+	count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
+	flags |= TNF_FAULT_LOCAL;
+	tp->done[hot]++;
+	s->st.hint_faults_pooled++;
+	touch_count(tm, t->group, t->rank, t->weight, hot, -1);
+	t->ptl_free_at = sim_now(s); /* ptl_unlock */
+	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0,
+	      (int64_t)(vma->vm_start + (uint64_t)ti * PMD_SIZE), nid, NUMA_NO_NODE, flags);
+	touch_changed(tm, t->group);
+	task_numa_fault(s, (int)LAST_CPUPID_UNSET, nid, 1, flags);
+	if (p->numa_work_queued || sched_exit_work(s, p)) {
+		act_at(s, p, ACT_RETURN);
+	} else {
 		task_set_act(s, p, ACT_USER);
 		s->e.acct[p->cpu].busy_until = sim_now(s);
 	}

@@ -131,6 +131,9 @@ static inline uint64_t task_busy_end(const struct sim *s, const struct task_stru
 /* Run task_numa_work queued for @p (task_work on the way to user mode). */
 void task_work_run_numa(struct sim *s, struct task_struct *p, uint64_t now);
 /* @p touched the PROT_NONE page at @addr: the hint fault, on its CPU. */
+/* A fault on a pooled table (aggregated mode): see entry.c. */
+void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
+		       struct pte_table *t, bool hot, uint64_t now);
 void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 			 uint64_t addr, uint64_t now);
 /* @p's kernel path takes its next step. */

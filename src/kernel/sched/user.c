@@ -49,6 +49,18 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		touch_rearm(tm, g, now);
 		return;
 	}
+	if (tm->pool && tm->pool[id].on) {
+		if (s->cpus[p->cpu].node == tm->pool[id].nid) {
+			/* aggregated: a pooled table's fault (docs/model.md 3.3a) */
+			task_fault_pooled(s, p, vma, t, pick.hot, now);
+			if (!timerq_armed(&s->e.q, tm->timer[g]))
+				touch_changed(tm, g);
+			return;
+		}
+		/* its toucher moved to another node: the pages are remote now,
+		 * and this fault is an exact one */
+		workload_pool_settle(vma, t);
+	}
 	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
 				    (unsigned)(rem / t->weight));
 	uint64_t addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
