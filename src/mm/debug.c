@@ -164,27 +164,40 @@ static int collect_ctx(struct checker *c, const struct migrate_ctx *x, int pid)
 	return 0;
 }
 
-static int collect_migrations(struct checker *c)
+int mm_for_each_migration(const struct sim *s,
+			  int (*fn)(void *arg, const struct migrate_ctx *x, int pid), void *arg)
 {
-	const struct sim *s = c->s;
 	const struct migrate_ctx *comp[MAX_NUMNODES + 1];
 	int nr_comp = compaction_migrations_in_flight(s, comp, MAX_NUMNODES + 1);
-	size_t n = 0;
 	for (int i = 0; i < s->nr_tasks; i++)
-		if (migrating(&s->tasks[i]))
-			n += (size_t)s->tasks[i].mctx->nr;
-	for (int i = 0; i < nr_comp; i++)
-		n += (size_t)comp[i]->nr;
+		if (migrating(&s->tasks[i]) && fn(arg, s->tasks[i].mctx, s->tasks[i].pid))
+			return -1;
+	for (int i = 0; i < nr_comp; i++) /* kcompactd or the compact_memory writer */
+		if (fn(arg, comp[i], 0))
+			return -1;
+	return 0;
+}
+
+static int count_ctx(void *arg, const struct migrate_ctx *x, int pid)
+{
+	(void)pid;
+	*(size_t *)arg += (size_t)x->nr;
+	return 0;
+}
+
+static int collect_one(void *arg, const struct migrate_ctx *x, int pid)
+{
+	return collect_ctx(arg, x, pid);
+}
+
+static int collect_migrations(struct checker *c)
+{
+	size_t n = 0;
+	mm_for_each_migration(c->s, count_ctx, &n);
 	c->mig = calloc(n ? n : 1, sizeof(*c->mig));
 	if (!c->mig)
 		return fail(c, "out of memory");
-	for (int i = 0; i < s->nr_tasks; i++)
-		if (migrating(&s->tasks[i]) && collect_ctx(c, s->tasks[i].mctx, s->tasks[i].pid))
-			return -1;
-	for (int i = 0; i < nr_comp; i++) /* kcompactd or the compact_memory writer */
-		if (collect_ctx(c, comp[i], 0))
-			return -1;
-	return 0;
+	return mm_for_each_migration(c->s, collect_one, c);
 }
 
 static bool under_migration(const struct checker *c, const struct folio_store *fs, uint64_t idx)

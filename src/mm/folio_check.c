@@ -9,6 +9,8 @@
 #include "linux/bitops.h"
 #include "linux/compaction.h"
 #include "linux/mm.h"
+#include "linux/mmdebug.h"
+#include "linux/migrate.h"
 #include "kernel/sim.h"
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); free(used); return false; } while (0)
@@ -28,7 +30,9 @@ static bool check_table(const struct sim *s, const struct vm_area_struct *vma, u
 	const struct pte_table *t = &vma->tables[ti];
 	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
 	uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
-	bool first = vma == vma->store->mappers[0];
+	/* each physical page once: through the first mapping mm (a store split
+	 * by vma_mib has several VMAs in it, each holding its own pages) */
+	bool first = vma->vm_mm == vma->store->mappers[0]->vm_mm;
 	unsigned hot = 0, cold = 0, kinds = 0;
 	(void)s;
 
@@ -82,6 +86,25 @@ static bool check_table(const struct sim *s, const struct vm_area_struct *vma, u
 	return true;
 }
 
+/* Pages reserved on their target node by the migrations in flight: a folio
+ * unmapped and not yet moved holds its destination as well as itself. */
+struct reserved {
+	uint64_t *used;
+	int nr_nodes;
+};
+
+static int add_reserved(void *arg, const struct migrate_ctx *x, int pid)
+{
+	struct reserved *r = arg;
+	(void)pid;
+	if (x->target_nid < 0 || x->target_nid >= r->nr_nodes)
+		return -1; /* mm_check_state names it */
+	for (int k = 0; k < x->nr; k++)
+		if (x->state[k] == MIG_UNMAPPED)
+			r->used[x->target_nid] += folio_nr_pages(x->folios[k]);
+	return 0;
+}
+
 bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 {
 	uint64_t *used = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
@@ -108,6 +131,9 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 					return false;
 				}
 		}
+	struct reserved r = { used, s->m.nr_nodes };
+	if (mm_for_each_migration(s, add_reserved, &r))
+		FAIL("a migration in flight targets a node out of range");
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		if (used[n] + s->pgdat[n].held_pages + s->node_free_pages[n] != node_pages)
 			FAIL("node %d: %llu pages in use and %llu free, of %llu", n,
@@ -126,8 +152,9 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 		const struct pte_table *t = &vma->tables[id - vma->first_table_id];
 		/* a pooled table's faults are counted, their PTEs not yet restored */
 		const struct touch_pool *tp = tm->pool ? &tm->pool[id] : NULL;
-		pn[2 * t->group] += t->nr_protnone_hot - (tp ? tp->done[1] : 0u);
-		pn[2 * t->group + 1] += t->nr_protnone_cold - (tp ? tp->done[0] : 0u);
+		/* the counts are weighted: each page by its table's access density */
+		pn[2 * t->group] += (uint64_t)(t->nr_protnone_hot - (tp ? tp->done[1] : 0u)) * t->weight;
+		pn[2 * t->group + 1] += (uint64_t)(t->nr_protnone_cold - (tp ? tp->done[0] : 0u)) * t->weight;
 	}
 	for (uint32_t g = 0; g < tm->nr_groups; g++)
 		if (pn[2 * g] != tm->pn_hot[g] || pn[2 * g + 1] != tm->pn_cold[g]) {

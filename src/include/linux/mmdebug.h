@@ -101,5 +101,11 @@ void mm_debug_final(struct sim *s);
 /* Check every invariant of @s now.  0, or -1 with what broke and where in
  * @msg (the caller says when).  Only reads @s. */
 int mm_check_state(const struct sim *s, char *msg, size_t len);
+/* Call @fn for each migration in flight (folios unmapped, not yet moved): a
+ * task's NUMA migration or migration call, kcompactd's, the compact_memory
+ * writer's (pid 0).  Stops at, and returns, the first non-zero return. */
+struct migrate_ctx;
+int mm_for_each_migration(const struct sim *s,
+			  int (*fn)(void *arg, const struct migrate_ctx *x, int pid), void *arg);
 
 #endif
