@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every built-in scenario, short, with the invariant checks on (--check:
-# mm/debug.c every 0.1 simulated s and at the end), and the small machine
+# mm/debug.c every 0.1 simulated s and at the end; NUMASIM_CHECK: the
+# folio, free-count and touch-model checks of mm/folio_check.c at the end),
+# and the small machine
 # with every kernel base and patch: a violated invariant aborts the run.
 # CI runs this in the release, sanitizer and debug builds.
 set -euo pipefail
@@ -17,7 +19,7 @@ fail() {
 check() {
     local name=$1 rc=0
     shift
-    "$NUMASIM" run "$@" --check >/dev/null 2>"$work/err" || rc=$?
+    NUMASIM_CHECK=1 "$NUMASIM" run "$@" --check >/dev/null 2>"$work/err" || rc=$?
     [[ $rc -eq 0 ]] || fail "$name: exit status $rc: $(cat "$work/err")"
     local n
     n=$(sed -n 's/^invariants: \([0-9]*\) full checks, none violated$/\1/p' "$work/err")
