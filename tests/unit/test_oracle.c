@@ -2,6 +2,7 @@
  * translations, what a context switch, the tlb_gen catch-up and a lazy CPU
  * do to them, and the check that counts a stale translation. */
 #include <setjmp.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 
 #include "asm/mmu_context.h"
 #include "asm/tlbflush.h"
+#include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "unit/helpers/testsim.h"
@@ -259,6 +261,49 @@ static void test_check_counts_stale_translation_without_pending_check_arm64(void
 	assert_int_equal(migrate_inside_gather(mk(state, "v7.3+no-pending-check", FLUSH_ARM64)), 1);
 }
 
+/* ---- the migration's unmap and flush are apart in time -------------------- */
+
+/* migrate_pages_begin unmaps and records the batch; until
+ * migrate_pages_flush (a later step) every CPU that ran the mm may still
+ * translate the page; the copy check then runs after the flush. */
+static void test_migration_batch_outstanding_until_its_flush_step(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct migrate_ctx *ctx = calloc(1, sizeof(*ctx));
+	assert_non_null(ctx);
+	testsim_enter(s, 1, 1000);
+	struct folio f = page_folio(testsim_vma(s)->store,
+				    vma_store_idx(testsim_vma(s), testsim_addr(s, 5)));
+	assert_int_equal(migrate_misplaced_folio_prepare(s, f, testsim_vma(s), 1), 0);
+	ctx->folios[0] = f;
+	ctx->nr = 1;
+	ctx->target_nid = 1;
+	ctx->mode = MIGRATE_ASYNC;
+	ctx->reason = MR_SYSCALL; /* a present PTE: the unmap records a batch */
+	migrate_pages_begin(s, ctx);
+	struct oracle_counts n;
+	oracle_counts(s, &n);
+	assert_true(is_migration_entry(*testsim_pte(s, 5)));
+	assert_true(s->tasks[1].tlb_ubc.flush_required);
+	assert_int_equal(s->st.batch_flushes, 0);
+	assert_int_equal(n.migrations, 0); /* no copy yet, so no check */
+	assert_int_equal(holders(s, 5), ALL_CPUS);
+	/* another CPU's step falls in between: the batch is still pending */
+	testsim_enter(s, 2, 2000);
+	assert_int_equal(holders(s, 5), ALL_CPUS);
+	testsim_enter(s, 1, 3000);
+	migrate_pages_flush(s, ctx);
+	oracle_counts(s, &n);
+	assert_false(s->tasks[1].tlb_ubc.flush_required);
+	assert_int_equal(s->st.batch_flushes, 1);
+	assert_int_equal(holders(s, 5), 0);
+	assert_int_equal(n.migrations, 1);
+	assert_int_equal(n.violations, 0);
+	assert_int_equal(migrate_pages_finish(s, ctx), 0);
+	assert_true(*testsim_pte(s, 5) & PTE_PRESENT);
+	free(ctx);
+}
+
 /* ---- the broken variants do what they claim ----------------------------- */
 
 static void test_no_pending_check_ignores_an_open_gather(void **state)
@@ -307,6 +352,7 @@ int main(void)
 		T(test_check_passes_when_pending_gather_makes_unmap_flush),
 		T(test_check_counts_stale_translation_without_pending_check),
 		T(test_check_counts_stale_translation_without_pending_check_arm64),
+		T(test_migration_batch_outstanding_until_its_flush_step),
 		T(test_no_pending_check_ignores_an_open_gather),
 		T(test_pending_flag_loses_an_overlapping_gather),
 #undef T
