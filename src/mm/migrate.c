@@ -356,7 +356,10 @@ static int unmap_passes(struct sim *s, struct migrate_ctx *ctx, int from, int *t
  * migrate_pages_batch with 10 passes.  Other modes (migrate_pages_sync):
  * the batch first as MIGRATE_ASYNC with 3 passes -- so it batches its
  * flush too -- then each leftover folio alone in the requested mode with 7
- * passes. */
+ * passes.  The kernel flushes (and moves) the ASYNC batch before those
+ * retries; the model flushes it in the flush step that follows, after the
+ * retries' unmaps, so the batch stays outstanding for the whole unmap
+ * phase's charged time. */
 static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 {
 	if (ctx->mode == MIGRATE_ASYNC) {
@@ -372,7 +375,9 @@ static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 			 * (a split still counts one) */
 			ctx->nr_failed_pages = failed_pages;
 			ctx->nr_failed = failed + (int)ctx->nr_split;
-			try_to_unmap_flush(s);
+			/* the ASYNC batch's try_to_unmap_flush: in the flush
+			 * step, with the retries' (they flush at once, through
+			 * ptep_clear_flush) */
 			for (int i = ctx->batch_start; i < ctx->batch_end && !ctx->enomem; i++) {
 				if (ctx->state[i] != MIG_FAILED)
 					continue;
