@@ -233,6 +233,13 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 		remove_migration_ptes(s, folio);
 	charge(s, COST_MIGRATE, s->m.cost.remap_ns);
 	folio_putback(folio);
+	if (!ctx->old_thp_path && !folio_mapped(folio)) {
+		/* every migration entry was zapped meanwhile (madvise
+		 * MADV_DONTNEED): the new folio's last reference is the
+		 * migration's, and it is freed */
+		free_pages_node(s, to, folio_order(folio));
+		folio.fs->pg[folio.idx].flags2 |= FOLIO2_FREED;
+	}
 }
 
 static double copy_cost(const struct sim *s, struct folio folio, int to)

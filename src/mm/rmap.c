@@ -188,8 +188,11 @@ void try_to_unmap_flush(struct sim *s)
 		uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
 		/* only if no other batch was recorded after ours; the naive
 		 * variant (broken on purpose) marks whatever is pending */
-		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive)
+		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive) {
 			mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+			if (s->oracle)
+				oracle_note_mark(s, mm, tlb_ubc->pending_gen, pending);
+		}
 	}
 	tlb_ubc->flushed_mm = NULL;
 	tlb_ubc->flush_required = false;

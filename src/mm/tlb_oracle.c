@@ -374,6 +374,8 @@ static const char *const note_names[] = {
 	[ON_GATHER_CLOSE] = "tlb_finish_mmu: tlb_flush_pending dropped",
 	[ON_UNMAP_FLUSH] = "try_to_unmap_flush",
 	[ON_PENDING_FLUSH] = "flush_tlb_batched_pending: flush_tlb_mm",
+	[ON_PENDING_SKIP] = "flush_tlb_batched_pending: pending == flushed, no flush",
+	[ON_UNMAP_MARK] = "try_to_unmap_flush: marked the mm's unmap batches flushed",
 };
 
 void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uint64_t addr)
@@ -387,6 +389,14 @@ void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uin
 	e->a1 = addr + PAGE_SIZE;
 	if (mm)
 		e->pte = (pte_t)(mm->tlb_flush_pending > 255 ? 255 : mm->tlb_flush_pending);
+}
+
+void oracle_note_mark(struct sim *s, struct mm_struct *mm, uint32_t own, uint32_t marked)
+{
+	oracle_note(s, ON_UNMAP_MARK, mm, 0);
+	struct oev *e = ev_last(O(s));
+	e->a0 = own;
+	e->a1 = marked;
 }
 
 /* ---- the check and its report -------------------------------------------- */
@@ -464,7 +474,14 @@ static void ev_line(struct sbuf *b, const struct oev *e, uint64_t t0)
 		if (e->fn)
 			sb_printf(b, "%s: ", e->fn);
 		sb_printf(b, "%s", e->what);
-		if (!e->fn)
+		if (e->extra == ON_UNMAP_MARK)
+			sb_printf(b, " up to generation %" PRIu64 " (its own batch: generation %" PRIu64
+				  "%s)", e->a1, e->a0,
+				  e->a0 == e->a1 ? "" : "; a later batch of another task was not flushed");
+		else if (e->extra == ON_UNMAP_FLUSH || e->extra == ON_PENDING_SKIP ||
+			 e->extra == ON_PENDING_FLUSH)
+			;
+		else if (!e->fn)
 			sb_printf(b, " at %#" PRIx64, e->a0);
 		sb_printf(b, " (tlb_flush_pending %d)\n", e->pte);
 		break;
@@ -506,8 +523,26 @@ static bool ev_relevant(const struct oev *e, int mm, uint64_t addr)
 	}
 }
 
+/* A zap's report: the pids (up to 8) whose try_to_unmap_flush marked the
+ * mm's batches flushed between ring positions @from and the end. */
+static int markers(const struct tlb_oracle *o, int mm, uint64_t from, int32_t *pid)
+{
+	int n = 0;
+	for (uint64_t j = from; j < o->head && n < 8; j++) {
+		const struct oev *e = &o->ring[j % RING];
+		if (e->kind != OEV_NOTE || e->mm != mm || e->extra != ON_UNMAP_MARK)
+			continue;
+		bool seen = false;
+		for (int i = 0; i < n; i++)
+			seen |= pid[i] == e->pid;
+		if (!seen)
+			pid[n++] = e->pid;
+	}
+	return n;
+}
+
 static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uint32_t off,
-		   const uint64_t *holders, const char *where)
+		   const uint64_t *holders, const char *where, bool zap)
 {
 	struct tlb_oracle *o = O(s);
 	struct mm_struct *mm = vma->vm_mm;
@@ -579,13 +614,39 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 				break;
 			}
 		}
+	/* a zap's check: also the unmap batches of the tasks whose flush
+	 * marked the mm's batches flushed after the change, back to the
+	 * batch each of them flushed (its records since its previous flush) */
+	int32_t mpid[8];
+	int nm = zap && offev ? markers(o, mm->id, k0, mpid) : 0;
+	bool done[8] = { false };
+	for (uint64_t j = k0; nm && j-- > first && k0 - j < RING / 2;) {
+		const struct oev *e = &o->ring[j % RING];
+		if (e->kind != OEV_NOTE || e->mm != mm->id)
+			continue;
+		for (int i = 0; i < nm; i++) {
+			if (done[i] || e->pid != mpid[i])
+				continue;
+			if (e->extra == ON_UNMAP_FLUSH)
+				done[i] = true; /* its previous batch ended here */
+			else if (e->extra == ON_BATCH && j < k)
+				k = j;
+		}
+	}
 	int lines = 0, skipped = 0;
 	for (; k < o->head; k++) {
 		const struct oev *e = &o->ring[k % RING];
+		bool marker = false;
+		for (int i = 0; i < nm; i++)
+			marker |= e->pid == mpid[i];
 		if (k < k0 ? !(e->kind == OEV_NOTE && e->mm == mm->id &&
 			       (e->extra == ON_GATHER_OPEN || e->extra == ON_GATHER_FLUSH ||
-				e->extra == ON_GATHER_CLOSE))
-			   : !ev_relevant(e, mm->id, addr))
+				e->extra == ON_GATHER_CLOSE ||
+				(marker && (e->extra == ON_BATCH || e->extra == ON_UNMAP_FLUSH ||
+					    e->extra == ON_UNMAP_MARK))))
+			   : !(ev_relevant(e, mm->id, addr) ||
+			       (marker && e->kind == OEV_NOTE && e->mm == mm->id &&
+				e->extra == ON_BATCH)))
 			continue;
 		if (lines < REPORT_LINES) {
 			ev_line(&b, e, t0);
@@ -602,6 +663,36 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 		o->report[o->nr_reports++] = b.p;
 }
 
+/* Check page @a of @vma; *@counted: a report was made for this folio or
+ * range already (one each). */
+static void check_page(struct sim *s, struct vm_area_struct *vma, uint64_t a, const char *where,
+		       bool zap, bool *counted)
+{
+	struct tlb_oracle *o = O(s);
+	struct mm_struct *mm = vma->vm_mm;
+	uint64_t i = pte_index(vma, a);
+	o->n.checks++;
+	uint32_t off = vma->oracle_off[i];
+	if (!off || (vma->ptes[i] & PTE_PRESENT))
+		return;
+	uint64_t holders[4] = { 0 };
+	bool any = false;
+	for (int c = 0; c < s->m.nr_cpus; c++)
+		if (holds(s, c, mm, off)) {
+			if (c < 256)
+				holders[c / 64] |= 1ull << (c % 64);
+			any = true;
+		}
+	if (!any)
+		return;
+	o->n.violations++;
+	if (!*counted && o->nr_reports < ORACLE_MAX_REPORTS)
+		report(s, vma, a, off, holders, where, zap);
+	*counted = true;
+	if (o->first)
+		s->stop = true;
+}
+
 void oracle_check_folio(struct sim *s, struct folio folio, const char *where)
 {
 	struct tlb_oracle *o = O(s);
@@ -616,29 +707,20 @@ void oracle_check_folio(struct sim *s, struct folio folio, const char *where)
 			continue;
 		for (unsigned long k = 0; k < nr; k++) {
 			uint64_t a = vma_address(vma, folio.idx + k);
-			if (!a)
-				continue;
-			uint64_t i = pte_index(vma, a);
-			o->n.checks++;
-			uint32_t off = vma->oracle_off[i];
-			if (!off || (vma->ptes[i] & PTE_PRESENT))
-				continue;
-			uint64_t holders[4] = { 0 };
-			bool any = false;
-			for (int c = 0; c < s->m.nr_cpus; c++)
-				if (holds(s, c, mm, off)) {
-					if (c < 256)
-						holders[c / 64] |= 1ull << (c % 64);
-					any = true;
-				}
-			if (!any)
-				continue;
-			o->n.violations++;
-			if (!counted && o->nr_reports < ORACLE_MAX_REPORTS)
-				report(s, vma, a, off, holders, where);
-			counted = true; /* one report per folio */
-			if (o->first)
-				s->stop = true;
+			if (a)
+				check_page(s, vma, a, where, false, &counted);
 		}
 	}
+}
+
+void oracle_check_range(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end,
+			const char *where)
+{
+	struct tlb_oracle *o = O(s);
+	bool counted = false;
+	if (mm_slot(o, vma->vm_mm) < 0 || !vma->oracle_off)
+		return;
+	o->n.zaps++;
+	for (uint64_t a = start; a < end; a += PAGE_SIZE)
+		check_page(s, vma, a, where, true, &counted);
 }

@@ -10,6 +10,9 @@
 #  - v7.3+pending-flag (tlb_flush_pending a flag, before 16af97dc5a89) is
 #    caught once a second gather runs (workload.madvise_cold_every_ms), and
 #    the interleaving shows the second gather clearing the scanner's raise;
+#  - with madvise(MADV_DONTNEED) zaps (workload.madvise_dontneed_every_ms),
+#    every base, both single-folio patches and flush-side pass the check at
+#    the zap's return, also with a migration call's batches outstanding;
 #  - verify is deterministic per seed; run --oracle leaves the report alone.
 set -euo pipefail
 
@@ -95,6 +98,29 @@ done
 # the broken kernel is caught with mTHPs and under compaction too
 verify 3 "$work/npc-mthp.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${MTHP[@]}"
 verify 3 "$work/npc-compact.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${COMPACT[@]}"
+
+# ---- the zap's return (madvise(MADV_DONTNEED), workload.madvise_dontneed_*): every
+# shipped kernel and patch is safe with it, the zaps are checked, and a zap
+# that meets an unmap batch leaves no stale translation behind on them
+ZAP=(--set workload.madvise_dontneed_every_ms=0.2 --set workload.madvise_dontneed_kib=16)
+for sc in small small-arm64; do
+    for k in v5.12 v6.3 v6.4 v6.12 v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2 v7.3+flush-side; do
+        out=$work/zap-$sc-$k.txt
+        verify 0 "$out" "$sc" --kernel "$k" --seeds 1 --duration 1.3 "${ZAP[@]}"
+        grep -qE '^safe: [1-9][0-9]* migrations, [1-9][0-9]* checks \([1-9][0-9]* zap returns\), 0 stale translations$' \
+            "$out" || fail "zap $sc $k: $(tail -1 "$out")"
+    done
+done
+# with a migration call's 512-page batches outstanding while the zaps run
+MCALL=(--set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1.0
+       --set workload.migrate_every_s=0.05 --set workload.migrate_back_and_forth=true
+       --set workload.migrate_from=0 --set workload.migrate_to=1)
+for k in v7.3 v7.3+flush-side; do
+    verify 0 "$work/zapcall-$k.txt" small-arm64 --kernel "$k" --seeds 2 --duration 1.3 "${ZAP[@]}" "${MCALL[@]}"
+done
+# off by default: no zap is checked
+verify 0 "$work/nozap.txt" small --kernel v7.3 --seeds 1 --duration 1.2
+grep -q 'zap returns' "$work/nozap.txt" && fail "zaps checked with madvise_dontneed_every_ms=0"
 
 # ---- run --oracle ------------------------------------------------------------------
 "$NUMASIM" run small --quiet --duration 2 >"$work/plain.txt"

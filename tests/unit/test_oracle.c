@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -304,6 +305,100 @@ static void test_migration_batch_outstanding_until_its_flush_step(void **state)
 	free(ctx);
 }
 
+/* ---- the zap's return ----------------------------------------------------- */
+
+/* madvise(MADV_DONTNEED) of a present page: gathered, flushed by
+ * tlb_finish_mmu, freed; nobody may translate it at the return. */
+static void test_zap_flushes_what_it_clears(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct folio f = page_folio(vma->store, vma_store_idx(vma, testsim_addr(s, 5)));
+	int nid = folio_nid(f);
+	uint64_t free_before = s->node_free_pages[nid];
+	testsim_enter(s, 2, 1000);
+	madvise_dontneed(s, vma, testsim_addr(s, 5), testsim_addr(s, 7));
+	struct oracle_counts n;
+	oracle_counts(s, &n);
+	assert_int_equal(*testsim_pte(s, 5), 0);
+	assert_int_equal(*testsim_pte(s, 6), 0);
+	assert_true(f.fs->pg[f.idx].flags2 & FOLIO2_FREED);
+	assert_int_equal(s->node_free_pages[nid], free_before + 1 +
+			 (folio_nid(page_folio(vma->store, f.idx + 1)) == nid));
+	assert_int_equal(n.zaps, 1);
+	assert_int_equal(n.checks, 2);
+	assert_int_equal(n.violations, 0);
+	assert_int_equal(holders(s, 5), 0);
+}
+
+/* The race the seed's review feared: task A records a batch (page 5);
+ * CPU X, off the mm at A's record, comes back to it; task B records a
+ * batch (page 9, now a migration entry) that X's TLB may still translate;
+ * A's try_to_unmap_flush flushes A's CPUs only.  flush-side-naive then
+ * marks the mm's batches flushed, so task C's zap of page 9 finds
+ * flush_tlb_batched_pending with nothing to do and returns with X still
+ * able to translate the page.  flush-side does not mark (a batch was
+ * recorded after A's), and the base never marks. */
+static uint64_t two_batches_then_zap(struct sim *s, int *x)
+{
+	struct mm_struct *mm = &s->mms[0];
+	struct vm_area_struct *vma = testsim_vma(s);
+	int cpu = *x = s->tasks[3].cpu;
+	struct cpu_state *c = &s->cpus[cpu];
+	testsim_enter(s, 0, 1000);
+	/* X leaves the mm for init_mm, keeping its ASID's entries */
+	c->asid_gen[c->loaded_asid] = c->loaded_gen;
+	c->loaded_mm = NULL;
+	cpumask_clear_cpu(cpu, &mm->cpumask);
+	pte_t old = *testsim_pte(s, 5);
+	set_pte_at(vma, testsim_addr(s, 5), testsim_pte(s, 5), PTE_MIGRATION);
+	set_tlb_ubc_flush_pending(mm, old, testsim_addr(s, 5), testsim_addr(s, 6));
+	switch_mm_irqs_off(s, cpu, mm, 1500); /* X back on the mm */
+	testsim_enter(s, 1, 2000);
+	old = *testsim_pte(s, 9);
+	set_pte_at(vma, testsim_addr(s, 9), testsim_pte(s, 9), PTE_MIGRATION);
+	set_tlb_ubc_flush_pending(mm, old, testsim_addr(s, 9), testsim_addr(s, 10));
+	testsim_enter(s, 0, 3000);
+	try_to_unmap_flush(s); /* A's batch: the CPUs of A's record, not X */
+	assert_true(holders(s, 9) >> cpu & 1);
+	testsim_enter(s, 2, 4000);
+	madvise_dontneed(s, vma, testsim_addr(s, 9), testsim_addr(s, 10));
+	assert_int_equal(*testsim_pte(s, 9), 0);
+	struct oracle_counts n;
+	oracle_counts(s, &n);
+	assert_int_equal(n.zaps, 1);
+	return n.violations;
+}
+
+static void test_zap_after_naive_mark_leaves_stale_translation(void **state)
+{
+	struct sim *s = mk(state, "v7.3+flush-side-naive", FLUSH_X86_IPI);
+	int x;
+	assert_int_equal(two_batches_then_zap(s, &x), 1);
+	assert_int_equal(oracle_nr_reports(s), 1);
+	const char *r = oracle_report(s, 0);
+	char want[64];
+	snprintf(want, sizeof(want), "may still translate it: cpu%d ", x);
+	assert_non_null(strstr(r, "stale translation after the zap returned"));
+	assert_non_null(strstr(r, want));
+	assert_non_null(strstr(r, "marked the mm's unmap batches flushed up to generation 2 "
+				  "(its own batch: generation 1"));
+	assert_non_null(strstr(r, "flush_tlb_batched_pending: pending == flushed, no flush"));
+	assert_non_null(strstr(r, "set_tlb_ubc_flush_pending recorded a batch at 0x"));
+}
+
+static void test_zap_after_flush_side_is_safe(void **state)
+{
+	int x;
+	assert_int_equal(two_batches_then_zap(mk(state, "v7.3+flush-side", FLUSH_X86_IPI), &x), 0);
+}
+
+static void test_zap_on_base_is_safe(void **state)
+{
+	int x;
+	assert_int_equal(two_batches_then_zap(mk(state, "v7.3", FLUSH_X86_IPI), &x), 0);
+}
+
 /* ---- the broken variants do what they claim ----------------------------- */
 
 static void test_no_pending_check_ignores_an_open_gather(void **state)
@@ -353,6 +448,10 @@ int main(void)
 		T(test_check_counts_stale_translation_without_pending_check),
 		T(test_check_counts_stale_translation_without_pending_check_arm64),
 		T(test_migration_batch_outstanding_until_its_flush_step),
+		T(test_zap_flushes_what_it_clears),
+		T(test_zap_after_naive_mark_leaves_stale_translation),
+		T(test_zap_after_flush_side_is_safe),
+		T(test_zap_on_base_is_safe),
 		T(test_no_pending_check_ignores_an_open_gather),
 		T(test_pending_flag_loses_an_overlapping_gather),
 #undef T
