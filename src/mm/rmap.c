@@ -153,7 +153,8 @@ bool flush_tlb_batched_pending(struct mm_struct *mm)
 		return false;
 	mm->sim->flush_origin = FLUSH_FROM_SCANNER_PENDING;
 	if (mm->sim->oracle)
-		oracle_note(mm->sim, ON_PENDING_FLUSH, mm, 0);
+		oracle_note(mm->sim, mm->sim->k.flush_pending_dsb_only ? ON_PENDING_DSB : ON_PENDING_FLUSH,
+			    mm, 0);
 	if (mm->sim->k.flush_pending_dsb_only)
 		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
 	else

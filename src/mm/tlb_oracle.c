@@ -35,8 +35,17 @@ struct oev {
 	pte_t pte;                /* OFF: the new PTE */
 };
 
+/* A broadcast invalidation issued by @cpu and not completed yet. */
+struct oissued {
+	struct mm_struct *mm;
+	int cpu;
+	uint64_t start, end;
+};
+
 struct tlb_oracle {
 	uint32_t seq;
+	struct oissued *issued;   /* oracle_issued, in issue order */
+	int nr_issued, max_issued;
 	int nr_mms;               /* ids 0..nr_mms-1 (the caller mm included) */
 	uint32_t *since;          /* [cpu * nr_mms + mm]: cached since (0: holds none) */
 	uint64_t *since_t;        /* ... at this time (for the report) */
@@ -125,6 +134,7 @@ void oracle_free(struct sim *s)
 		}
 	for (int i = 0; i < o->nr_reports; i++)
 		free(o->report[i]);
+	free(o->issued);
 	free(o->since);
 	free(o->since_t);
 	free(o);
@@ -336,6 +346,50 @@ void oracle_drop_range_all(struct sim *s, struct mm_struct *mm, uint64_t start, 
 	log_drop(s, -1, mm, how, start, end);
 }
 
+void oracle_issued(struct sim *s, int cpu, struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	struct tlb_oracle *o = O(s);
+	if (mm_slot(o, mm) < 0)
+		return;
+	oracle_note(s, ON_ISSUED, mm, start);
+	struct oissued *l = o->nr_issued ? &o->issued[o->nr_issued - 1] : NULL;
+	if (l && l->cpu == cpu && l->mm == mm && l->end == start) {
+		l->end = end; /* the next page of a batch: one range */
+		return;
+	}
+	if (o->nr_issued == o->max_issued) {
+		int cap = o->max_issued ? 2 * o->max_issued : 64;
+		struct oissued *p = realloc(o->issued, (size_t)cap * sizeof(*p));
+		if (!p) {
+			/* out of memory: take it as completed now (optimistic,
+			 * as the model was before it tracked issuers) */
+			next_seq(o);
+			range_clear(s, mm, start, end, NULL);
+			return;
+		}
+		o->issued = p;
+		o->max_issued = cap;
+	}
+	o->issued[o->nr_issued++] = (struct oissued){ mm, cpu, start, end };
+}
+
+void oracle_issued_complete(struct sim *s, int cpu, const char *how)
+{
+	struct tlb_oracle *o = O(s);
+	int k = 0;
+	for (int i = 0; i < o->nr_issued; i++) {
+		struct oissued *p = &o->issued[i];
+		if (p->cpu != cpu) {
+			o->issued[k++] = *p;
+			continue;
+		}
+		next_seq(o);
+		range_clear(s, p->mm, p->start, p->end, NULL);
+		log_drop(s, -1, p->mm, how, p->start, p->end);
+	}
+	o->nr_issued = k;
+}
+
 void oracle_range_cpu(struct sim *s, int cpu)
 {
 	struct tlb_oracle *o = O(s);
@@ -374,8 +428,10 @@ static const char *const note_names[] = {
 	[ON_GATHER_CLOSE] = "tlb_finish_mmu: tlb_flush_pending dropped",
 	[ON_UNMAP_FLUSH] = "try_to_unmap_flush",
 	[ON_PENDING_FLUSH] = "flush_tlb_batched_pending: flush_tlb_mm",
+	[ON_PENDING_DSB] = "flush_tlb_batched_pending: arch_flush_tlb_batched_pending, a DSB only",
 	[ON_PENDING_SKIP] = "flush_tlb_batched_pending: pending == flushed, no flush",
 	[ON_UNMAP_MARK] = "try_to_unmap_flush: marked the mm's unmap batches flushed",
+	[ON_ISSUED] = "TLBI VALE1IS issued (batched: complete at the issuer's DSB)",
 };
 
 void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uint64_t addr)
@@ -479,7 +535,7 @@ static void ev_line(struct sbuf *b, const struct oev *e, uint64_t t0)
 				  "%s)", e->a1, e->a0,
 				  e->a0 == e->a1 ? "" : "; a later batch of another task was not flushed");
 		else if (e->extra == ON_UNMAP_FLUSH || e->extra == ON_PENDING_SKIP ||
-			 e->extra == ON_PENDING_FLUSH)
+			 e->extra == ON_PENDING_FLUSH || e->extra == ON_PENDING_DSB)
 			;
 		else if (!e->fn)
 			sb_printf(b, " at %#" PRIx64, e->a0);
@@ -513,7 +569,7 @@ static bool ev_relevant(const struct oev *e, int mm, uint64_t addr)
 		return addr >= e->a0 && addr < e->a1;
 	case OEV_NOTE:
 		if (e->extra == ON_FAULT || e->extra == ON_BATCH || e->extra == ON_BATCH_SKIP ||
-		    e->extra == ON_CLEAR_FLUSH || e->extra == ON_CLEAR_NOFLUSH)
+		    e->extra == ON_CLEAR_FLUSH || e->extra == ON_CLEAR_NOFLUSH || e->extra == ON_ISSUED)
 			return addr >= e->a0 && addr < e->a1;
 		return true;
 	case OEV_DROP:
@@ -563,11 +619,16 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 		}
 	}
 	uint64_t t0 = offev ? offev->t : now;
-	if (offev)
+	if (offev && offev->t <= now)
 		sb_printf(&b, "  PTE made inaccessible by %s on cpu%d (pid %d) at %.6f s, %.3f us "
 			  "before the check, with tlb_flush_pending %d\n", offev->what, offev->cpu,
 			  offev->pid, (double)offev->t / 1e9, (double)(now - offev->t) / 1e3,
 			  offev->extra);
+	else if (offev) /* a long step's events carry its time charged so far */
+		sb_printf(&b, "  PTE made inaccessible by %s on cpu%d (pid %d), in a step that started "
+			  "before the check and whose events carry its charged time (%.6f s), with "
+			  "tlb_flush_pending %d\n", offev->what, offev->cpu, offev->pid,
+			  (double)offev->t / 1e9, offev->extra);
 	else
 		sb_printf(&b, "  PTE made inaccessible before the oracle's event log begins\n");
 	sb_printf(&b, "  CPUs that may still translate it:");

@@ -13,6 +13,10 @@
 #  - with madvise(MADV_DONTNEED) zaps (workload.madvise_dontneed_every_ms),
 #    every base, both single-folio patches and flush-side pass the check at
 #    the zap's return, also with a migration call's batches outstanding;
+#  - arm64 batched TLBIs complete only at their issuer's DSB: v6.12, whose
+#    flush_tlb_batched_pending is a DSB on the caller (before 4b634918384c),
+#    is caught returning from a zap with another CPU's batch incomplete;
+#    with the arm64-pending-flush backport it is safe;
 #  - verify is deterministic per seed; run --oracle leaves the report alone.
 set -euo pipefail
 
@@ -118,6 +122,20 @@ MCALL=(--set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1.0
 for k in v7.3 v7.3+flush-side; do
     verify 0 "$work/zapcall-$k.txt" small-arm64 --kernel "$k" --seeds 2 --duration 1.3 "${ZAP[@]}" "${MCALL[@]}"
 done
+# arm64 before 4b634918384c (v6.5 .. v6.15): flush_tlb_batched_pending was a
+# DSB on the caller's CPU, which does not complete the batched TLBIs another
+# CPU issued; the zap returns while every CPU may still translate the page.
+# The backported fix (arm64-pending-flush) closes it.
+out=$work/dsb-only.txt
+verify 3 "$out" small-arm64 --kernel v6.12 --seeds 3 --duration 1.3 --first "${ZAP[@]}" "${MCALL[@]}"
+grep -q '^stale translation after the zap returned: ' "$out" || fail "dsb-only: no zap report"
+grep -q 'TLBI VALE1IS issued (batched: complete at the issuer.s DSB)' "$out" ||
+    fail "dsb-only: the interleaving lacks the issued TLBI"
+grep -q 'flush_tlb_batched_pending: arch_flush_tlb_batched_pending, a DSB only' "$out" ||
+    fail "dsb-only: the interleaving lacks the DSB-only pending flush"
+grep -q 'CHECK after the zap returned' "$out" || fail "dsb-only: no check line"
+verify 0 "$work/dsb-fixed.txt" small-arm64 --kernel v6.12+arm64-pending-flush --seeds 3 --duration 1.3 \
+    "${ZAP[@]}" "${MCALL[@]}"
 # off by default: no zap is checked
 verify 0 "$work/nozap.txt" small --kernel v7.3 --seeds 1 --duration 1.2
 grep -q 'zap returns' "$work/nozap.txt" && fail "zaps checked with madvise_dontneed_every_ms=0"

@@ -399,6 +399,87 @@ static void test_zap_on_base_is_safe(void **state)
 	assert_int_equal(two_batches_then_zap(mk(state, "v7.3", FLUSH_X86_IPI), &x), 0);
 }
 
+/* ---- arm64: a batched TLBI completes at its issuer's DSB ----------------- */
+
+/* Task @i unmaps page @p into its batch (a migration entry; the batched
+ * TLBI issued on its CPU, not waited for). */
+static void record_unmap(struct sim *s, int i, uint64_t p, uint64_t now)
+{
+	testsim_enter(s, i, now);
+	pte_t old = *testsim_pte(s, p);
+	set_pte_at(testsim_vma(s), testsim_addr(s, p), testsim_pte(s, p), PTE_MIGRATION);
+	set_tlb_ubc_flush_pending(&s->mms[0], old, testsim_addr(s, p), testsim_addr(s, p + 1));
+}
+
+static void test_arm64_batched_tlbi_held_until_its_issuers_dsb(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_ARM64);
+	record_unmap(s, 1, 9, 1000);
+	assert_int_equal(holders(s, 9), ALL_CPUS); /* issued, not complete */
+	testsim_enter(s, 0, 2000);
+	arm64_dsb(&s->mms[0]); /* another CPU's DSB waits for its own TLBIs only */
+	assert_int_equal(holders(s, 9), ALL_CPUS);
+	testsim_enter(s, 1, 3000);
+	try_to_unmap_flush(s); /* the issuer's DSB */
+	assert_int_equal(holders(s, 9), 0);
+}
+
+static void test_arm64_tlbi_and_dsb_of_a_flush_completes_the_issuers_batch(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_ARM64);
+	record_unmap(s, 1, 9, 1000);
+	/* a ranged flush elsewhere on the same CPU ends with DSB ISH */
+	testsim_enter(s, 1, 2000);
+	flush_tlb_range(testsim_vma(s), testsim_addr(s, 100), testsim_addr(s, 101));
+	assert_int_equal(holders(s, 9), 0);
+}
+
+/* Task B records page 9, then task A records page 5 and flushes: A's DSB
+ * completes A's TLBIs, not B's.  flush-side marks the mm's batches
+ * flushed (no batch was recorded after A's), so task C's zap of page 9
+ * skips flush_tlb_batched_pending and returns while every CPU may still
+ * translate it.  The base does not mark, and C's flush_tlb_mm covers it. */
+static uint64_t earlier_batch_then_zap(struct sim *s)
+{
+	record_unmap(s, 1, 9, 1000);
+	record_unmap(s, 0, 5, 2000);
+	try_to_unmap_flush(s);
+	testsim_enter(s, 2, 3000);
+	madvise_dontneed(s, testsim_vma(s), testsim_addr(s, 9), testsim_addr(s, 10));
+	struct oracle_counts n;
+	oracle_counts(s, &n);
+	return n.violations;
+}
+
+static void test_arm64_flush_side_marks_another_tasks_incomplete_batch(void **state)
+{
+	struct sim *s = mk(state, "v7.3+flush-side", FLUSH_ARM64);
+	assert_int_equal(earlier_batch_then_zap(s), 1);
+	const char *r = oracle_report(s, 0);
+	assert_non_null(strstr(r, "may still translate it: cpu0 "));
+	assert_non_null(strstr(r, "(its own batch: generation 2)"));
+	assert_non_null(strstr(r, "flush_tlb_batched_pending: pending == flushed, no flush"));
+}
+
+static void test_arm64_base_flushes_the_incomplete_batch(void **state)
+{
+	assert_int_equal(earlier_batch_then_zap(mk(state, "v7.3", FLUSH_ARM64)), 0);
+}
+
+/* Before 4b634918384c, arm64's flush_tlb_batched_pending was a DSB on the
+ * caller's CPU, which does not complete another CPU's batched TLBIs. */
+static void test_arm64_pending_dsb_only_leaves_another_cpus_batch(void **state)
+{
+	struct sim *s = mk(state, "v6.12", FLUSH_ARM64);
+	record_unmap(s, 1, 9, 1000);
+	testsim_enter(s, 2, 2000);
+	madvise_dontneed(s, testsim_vma(s), testsim_addr(s, 9), testsim_addr(s, 10));
+	struct oracle_counts n;
+	oracle_counts(s, &n);
+	assert_int_equal(n.violations, 1);
+	assert_non_null(strstr(oracle_report(s, 0), "arch_flush_tlb_batched_pending, a DSB only"));
+}
+
 /* ---- the broken variants do what they claim ----------------------------- */
 
 static void test_no_pending_check_ignores_an_open_gather(void **state)
@@ -452,6 +533,11 @@ int main(void)
 		T(test_zap_after_naive_mark_leaves_stale_translation),
 		T(test_zap_after_flush_side_is_safe),
 		T(test_zap_on_base_is_safe),
+		T(test_arm64_batched_tlbi_held_until_its_issuers_dsb),
+		T(test_arm64_tlbi_and_dsb_of_a_flush_completes_the_issuers_batch),
+		T(test_arm64_flush_side_marks_another_tasks_incomplete_batch),
+		T(test_arm64_base_flushes_the_incomplete_batch),
+		T(test_arm64_pending_dsb_only_leaves_another_cpus_batch),
 		T(test_no_pending_check_ignores_an_open_gather),
 		T(test_pending_flag_loses_an_overlapping_gather),
 #undef T
