@@ -146,6 +146,9 @@ grep -q 'zap returns' "$work/nozap.txt" && fail "zaps checked with madvise_dontn
 cmp -s "$work/plain.txt" "$work/oracle.txt" || fail "run --oracle changed the report"
 grep -qE '^oracle: safe: [1-9][0-9]* migrations' "$work/oracle.err" ||
     fail "run --oracle: $(cat "$work/oracle.err")"
+"$NUMASIM" run small --quiet --duration 1.5 --oracle "${ZAP[@]}" >/dev/null 2>"$work/oracle-zap.err"
+grep -qE '^oracle: safe: [1-9][0-9]* migrations, [1-9][0-9]* checks \([1-9][0-9]* zap returns\), 0 stale' \
+    "$work/oracle-zap.err" || fail "run --oracle with zaps: $(cat "$work/oracle-zap.err")"
 
 # ---- bad input -----------------------------------------------------------------------
 for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus"; do
