@@ -95,8 +95,8 @@ int madvise_init(struct sim *s, uint32_t first)
 		int mm = i < cold ? i : i - cold;
 		m->c[i].dontneed = i >= cold;
 		/* pids for traces and reports only: 80 + mm (MADV_COLD),
-		 * 90 + mm (MADV_DONTNEED) */
-		t->pid = t->tgid = s->mms[mm].id + (i < cold ? 80 : 90);
+		 * 70 + mm (MADV_DONTNEED; 90 is the compact_memory writer) */
+		t->pid = t->tgid = s->mms[mm].id + (i < cold ? 80 : 70);
 		t->idx = -1;
 		t->mm = &s->mms[mm];
 	}

@@ -695,6 +695,10 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 		}
 	}
 	int lines = 0, skipped = 0;
+	/* a marking task's run of records: its first line, then one line
+	 * saying how many more, when another event comes */
+	const struct oev *run_last = NULL;
+	int run_more = 0;
 	for (; k < o->head; k++) {
 		const struct oev *e = &o->ring[k % RING];
 		bool marker = false;
@@ -709,6 +713,21 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 			       (marker && e->kind == OEV_NOTE && e->mm == mm->id &&
 				e->extra == ON_BATCH)))
 			continue;
+		bool rec = marker && e->kind == OEV_NOTE && e->extra == ON_BATCH &&
+			   !(addr >= e->a0 && addr < e->a1);
+		if (rec && run_last && run_last->pid == e->pid) {
+			run_last = e;
+			run_more++;
+			continue;
+		}
+		if (run_more && lines < REPORT_LINES) {
+			sb_printf(&b, "  %+10.3f us  cpu%-3d pid %-5d ... and %d more batch records, the "
+				  "last at %#" PRIx64 "\n", ((double)run_last->t - (double)t0) / 1e3,
+				  run_last->cpu, run_last->pid, run_more, run_last->a0);
+			lines++;
+		}
+		run_last = rec ? e : NULL;
+		run_more = 0;
 		if (lines < REPORT_LINES) {
 			ev_line(&b, e, t0);
 			lines++;

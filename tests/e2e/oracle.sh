@@ -17,6 +17,10 @@
 #    flush_tlb_batched_pending is a DSB on the caller (before 4b634918384c),
 #    is caught returning from a zap with another CPU's batch incomplete;
 #    with the arm64-pending-flush backport it is safe;
+#  - flush-side and flush-side-naive are caught on small-arm64 with a
+#    migration call, compaction and 2 MiB zaps, with the interleaving (the
+#    outstanding batch, another task's mark, the skipped pending flush, the
+#    check); v7.3 is safe on the same runs;
 #  - verify is deterministic per seed; run --oracle leaves the report alone.
 set -euo pipefail
 
@@ -136,6 +140,31 @@ grep -q 'flush_tlb_batched_pending: arch_flush_tlb_batched_pending, a DSB only' 
 grep -q 'CHECK after the zap returned' "$out" || fail "dsb-only: no check line"
 verify 0 "$work/dsb-fixed.txt" small-arm64 --kernel v6.12+arm64-pending-flush --seeds 3 --duration 1.3 \
     "${ZAP[@]}" "${MCALL[@]}"
+# flush-side and flush-side-naive on arm64: compaction (the compact_memory
+# writer) and a migration call unmap the same mm in batches; a later
+# batch's try_to_unmap_flush -- its DSB completes only its own TLBIs --
+# marks the mm's batches flushed while the call's batch is outstanding, and
+# a 2 MiB zap of the call's pages skips flush_tlb_batched_pending
+RACE=(--set workload.madvise_dontneed_every_ms=1 --set workload.madvise_dontneed_kib=2048
+      --set run.compact_memory_every_s=0.1 "${MCALL[@]}")
+for k in v7.3+flush-side v7.3+flush-side-naive; do
+    out=$work/race-$k.txt
+    verify 3 "$out" small-arm64 --kernel "$k" --seeds 5 --first "${RACE[@]}"
+    grep -q '^stale translation after the zap returned: ' "$out" || fail "$k: no zap report"
+    grep -q 'pid 900 *try_to_migrate_one: set_tlb_ubc_flush_pending recorded a batch' "$out" ||
+        fail "$k: the interleaving lacks the outstanding batch's record"
+    grep -q 'pid 90 *try_to_unmap_flush: marked the mm.s unmap batches flushed' "$out" ||
+        fail "$k: the interleaving lacks the other task's mark"
+    grep -q 'flush_tlb_batched_pending: pending == flushed, no flush' "$out" ||
+        fail "$k: the interleaving lacks the skipped flush"
+    grep -q "pid 900's unmap batch not yet flushed" "$out" || fail "$k: the batch is not shown pending"
+    awk '/recorded a batch at/ && /pid 900/ { r = NR } /marked the mm/ && r { m = NR }
+         /pending == flushed/ && m { z = NR } /CHECK after the zap returned/ && z { ok = 1 }
+         END { exit !ok }' "$out" || fail "$k: interleaving out of order"
+done
+grep -q 'a later batch of another task was not flushed' "$work/race-v7.3+flush-side-naive.txt" ||
+    fail "flush-side-naive: the mark does not show the other task's later batch"
+verify 0 "$work/race-v7.3.txt" small-arm64 --kernel v7.3 --seeds 5 "${RACE[@]}"
 # off by default: no zap is checked
 verify 0 "$work/nozap.txt" small --kernel v7.3 --seeds 1 --duration 1.2
 grep -q 'zap returns' "$work/nozap.txt" && fail "zaps checked with madvise_dontneed_every_ms=0"
