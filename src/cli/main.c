@@ -315,9 +315,11 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		oracle_counts(s, &oc);
 		for (int i = 0; i < oracle_nr_reports(s); i++)
 			fputs(oracle_report(s, i), stderr);
-		fprintf(stderr, "oracle: %s: %llu migrations, %llu checks, %llu stale translations\n",
-			oc.violations ? "UNSAFE" : "safe", (unsigned long long)oc.migrations,
-			(unsigned long long)oc.checks, (unsigned long long)oc.violations);
+		fprintf(stderr, "oracle: %s: %llu migrations, %llu checks", oc.violations ? "UNSAFE" : "safe",
+			(unsigned long long)oc.migrations, (unsigned long long)oc.checks);
+		if (oc.zaps) /* madvise(MADV_DONTNEED) returns checked, as verify says */
+			fprintf(stderr, " (%llu zap returns)", (unsigned long long)oc.zaps);
+		fprintf(stderr, ", %llu stale translations\n", (unsigned long long)oc.violations);
 	}
 	if (mm_debug_enabled(s, &s->debug) && s->progress_out)
 		fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",

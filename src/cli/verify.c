@@ -208,13 +208,16 @@ int cmd_verify(int argc, char **argv)
 		sim_run(s);
 		struct oracle_counts c;
 		oracle_counts(s, &c);
-		printf("  seed %ld: %llu migrations, %llu checks, %llu stale translations\n", seed,
-		       (unsigned long long)c.migrations, (unsigned long long)c.checks,
-		       (unsigned long long)c.violations);
+		printf("  seed %ld: %llu migrations, %llu checks", seed,
+		       (unsigned long long)c.migrations, (unsigned long long)c.checks);
+		if (c.zaps)
+			printf(" (%llu zap returns)", (unsigned long long)c.zaps);
+		printf(", %llu stale translations\n", (unsigned long long)c.violations);
 		for (int k = 0; k < oracle_nr_reports(s) && printed < ORACLE_MAX_REPORTS; k++, printed++)
 			fputs(oracle_report(s, k), stdout);
 		tot.migrations += c.migrations;
 		tot.checks += c.checks;
+		tot.zaps += c.zaps;
 		tot.violations += c.violations;
 		bad_seeds += c.violations > 0;
 		ran++;
@@ -223,14 +226,15 @@ int cmd_verify(int argc, char **argv)
 			break;
 	}
 	if (rc == 0) {
+		printf("%s: %llu migrations, %llu checks", tot.violations ? "UNSAFE" : "safe",
+		       (unsigned long long)tot.migrations, (unsigned long long)tot.checks);
+		if (tot.zaps) /* madvise(MADV_DONTNEED) returns checked */
+			printf(" (%llu zap returns)", (unsigned long long)tot.zaps);
 		if (tot.violations)
-			printf("UNSAFE: %llu migrations, %llu checks, %llu stale translations "
-			       "(in %ld of %ld seeds run)\n", (unsigned long long)tot.migrations,
-			       (unsigned long long)tot.checks, (unsigned long long)tot.violations,
-			       bad_seeds, ran);
+			printf(", %llu stale translations (in %ld of %ld seeds run)\n",
+			       (unsigned long long)tot.violations, bad_seeds, ran);
 		else
-			printf("safe: %llu migrations, %llu checks, 0 stale translations\n",
-			       (unsigned long long)tot.migrations, (unsigned long long)tot.checks);
+			printf(", 0 stale translations\n");
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "numasim verify: cannot write to stdout\n");
 			rc = 1;

@@ -52,7 +52,8 @@ struct compactor {
 	int node;                /* the node of the run in progress, -1: idle */
 	int order;               /* -1: the whole node */
 	enum migrate_mode mode;
-	bool moving;             /* a cluster's move half is next */
+	bool moving;             /* a cluster is unmapped: its flush or move is next */
+	bool flushed;            /* ... and flushed: its move is next */
 	uint32_t tables_seen;    /* of the migrate scanner in this run */
 	uint64_t scanned, isolated, free_taken;
 	uint64_t migrated;       /* pages, over every run */
@@ -357,11 +358,19 @@ static void run_end(struct sim *s, struct compactor *c)
 	c->node = -1;
 }
 
-/* One step of a run: the move half of the last cluster, then the next
- * cluster's isolation and unmap half.  Returns false when the run is over. */
+/* One step of a run: the flush (and copy) of the last cluster's unmap; or
+ * the move of the last cluster, then the next cluster's isolation and
+ * unmap.  Returns false when the run is over. */
 static bool run_step(struct sim *s, struct compactor *c)
 {
 	struct migrate_ctx *ctx = c->ctx;
+	if (c->moving && !c->flushed) {
+		/* the cluster's try_to_unmap_flush and copy, a step after its
+		 * unmap */
+		migrate_pages_flush(s, ctx);
+		c->flushed = true;
+		return true;
+	}
 	if (c->moving) {
 		int rc = migrate_pages_finish(s, ctx);
 		c->moving = false;
@@ -382,6 +391,7 @@ static bool run_step(struct sim *s, struct compactor *c)
 	ctx->old_thp_path = false;
 	migrate_pages_begin(s, ctx);
 	c->moving = true;
+	c->flushed = false;
 	return true;
 }
 

@@ -136,11 +136,12 @@ static int check_gathers(struct checker *c)
 }
 
 /* The migrations that have unmapped their folios and not moved them yet:
- * a task between migrate_misplaced_folio_begin and _end, or a migration
- * call's batch between its unmap and its move. */
+ * a task between migrate_misplaced_folio_begin and _end (its flush step
+ * included), or a migration call's batch between its unmap and its move. */
 static bool migrating(const struct task_struct *t)
 {
-	return (t->act == ACT_MIGRATE_MOVE || t->act == ACT_SYSCALL_MOVE) && t->mctx;
+	return (t->act == ACT_MIGRATE_FLUSH || t->act == ACT_MIGRATE_MOVE ||
+		t->act == ACT_SYSCALL_FLUSH || t->act == ACT_SYSCALL_MOVE) && t->mctx;
 }
 
 /* One migration context's unmapped folios, for pid @pid. */

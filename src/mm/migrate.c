@@ -1,12 +1,16 @@
 /* The migration core, after mm/migrate.c (linux-next, early 2026; what
  * changed between releases is switched by the base).
  *
- * migrate_pages() is run in two halves so that simulated time passes
- * between them: migrate_pages_begin() does a batch's unmap phase and its
- * one TLB flush (try_to_unmap_flush) and charges the copy that follows;
- * migrate_pages_finish() does the move phase (the folio changes node and
- * remove_migration_ptes() remaps it), any further batches -- among them
- * the batch of a split folio's pieces -- and the counters.
+ * migrate_pages() is run in three parts so that simulated time passes
+ * between them, as in the kernel, where other CPUs run while the unmap
+ * batch is outstanding: migrate_pages_begin() does the first batch's unmap
+ * phase (its PTEs become migration entries, their flush recorded in the
+ * task's batch); migrate_pages_flush(), a step later, its one TLB flush
+ * (try_to_unmap_flush) and charges the copy that follows;
+ * migrate_pages_finish(), a step after that, the move phase (the folio
+ * changes node and remove_migration_ptes() remaps it), any further batches
+ * -- among them the batch of a split folio's pieces, whose unmap and
+ * flush share that step -- and the counters.
  * A folio keeps its store index across a migration (the model has no pfns):
  * "allocating the destination" is taking a block of the folio's order on
  * the target node (compaction takes it from the node's scattered free
@@ -230,6 +234,13 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 		remove_migration_ptes(s, folio);
 	charge(s, COST_MIGRATE, s->m.cost.remap_ns);
 	folio_putback(folio);
+	if (!ctx->old_thp_path && !folio_mapped(folio)) {
+		/* every migration entry was zapped meanwhile (madvise
+		 * MADV_DONTNEED): the new folio's last reference is the
+		 * migration's, and it is freed */
+		free_pages_node(s, to, folio_order(folio));
+		folio.fs->pg[folio.idx].flags2 |= FOLIO2_FREED;
+	}
 }
 
 static double copy_cost(const struct sim *s, struct folio folio, int to)
@@ -353,7 +364,10 @@ static int unmap_passes(struct sim *s, struct migrate_ctx *ctx, int from, int *t
  * migrate_pages_batch with 10 passes.  Other modes (migrate_pages_sync):
  * the batch first as MIGRATE_ASYNC with 3 passes -- so it batches its
  * flush too -- then each leftover folio alone in the requested mode with 7
- * passes. */
+ * passes.  The kernel flushes (and moves) the ASYNC batch before those
+ * retries; the model flushes it in the flush step that follows, after the
+ * retries' unmaps, so the batch stays outstanding for the whole unmap
+ * phase's charged time. */
 static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 {
 	if (ctx->mode == MIGRATE_ASYNC) {
@@ -369,7 +383,9 @@ static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 			 * (a split still counts one) */
 			ctx->nr_failed_pages = failed_pages;
 			ctx->nr_failed = failed + (int)ctx->nr_split;
-			try_to_unmap_flush(s);
+			/* the ASYNC batch's try_to_unmap_flush: in the flush
+			 * step, with the retries' (they flush at once, through
+			 * ptep_clear_flush) */
 			for (int i = ctx->batch_start; i < ctx->batch_end && !ctx->enomem; i++) {
 				if (ctx->state[i] != MIG_FAILED)
 					continue;
@@ -380,7 +396,14 @@ static void migrate_pages_batch_unmap(struct sim *s, struct migrate_ctx *ctx)
 		}
 	}
 
-	try_to_unmap_flush(s); /* one flush for the batch, before any copy */
+}
+
+/* The current batch's one TLB flush, before any copy (migrate_pages_batch:
+ * try_to_unmap_flush between the unmap loop and the move loop), then the
+ * copies it allows. */
+static void migrate_pages_batch_flush(struct sim *s, struct migrate_ctx *ctx)
+{
+	try_to_unmap_flush(s);
 
 	for (int i = ctx->batch_start; i < ctx->batch_end; i++)
 		if (ctx->state[i] == MIG_UNMAPPED) {
@@ -417,6 +440,11 @@ void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx)
 	migrate_pages_batch_unmap(s, ctx);
 }
 
+void migrate_pages_flush(struct sim *s, struct migrate_ctx *ctx)
+{
+	migrate_pages_batch_flush(s, ctx);
+}
+
 /* The move phase of the current batch, then the putback of its failures. */
 static void move_batch(struct sim *s, struct migrate_ctx *ctx)
 {
@@ -446,8 +474,11 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 		if (ctx->enomem)
 			break;
 		if (ctx->batch_end < ctx->nr_input) {
+			/* a further batch (an input above NR_MAX_BATCHED_MIGRATION
+			 * pages): its unmap and flush in this step */
 			next_batch(ctx);
 			migrate_pages_batch_unmap(s, ctx);
+			migrate_pages_batch_flush(s, ctx);
 			continue;
 		}
 		if (ctx->pieces_start < ctx->nr && s->k.split_folios_own_batch) {
@@ -463,14 +494,7 @@ int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx)
 					ctx->state[i] = MIG_PENDING;
 			unmap_passes(s, ctx, ctx->batch_start, &ctx->batch_end, MIGRATE_ASYNC, 1, false);
 			ctx->nr_failed = nr_failed;
-			try_to_unmap_flush(s);
-			for (int i = ctx->batch_start; i < ctx->batch_end; i++)
-				if (ctx->state[i] == MIG_UNMAPPED) {
-					if (s->oracle)
-						oracle_check_folio(s, ctx->folios[i], "before the copy");
-					charge(s, COST_MIGRATE_COPY,
-					       copy_cost(s, ctx->folios[i], ctx->target_nid));
-				}
+			migrate_pages_batch_flush(s, ctx);
 			continue;
 		}
 		break;

@@ -153,7 +153,8 @@ bool flush_tlb_batched_pending(struct mm_struct *mm)
 		return false;
 	mm->sim->flush_origin = FLUSH_FROM_SCANNER_PENDING;
 	if (mm->sim->oracle)
-		oracle_note(mm->sim, ON_PENDING_FLUSH, mm, 0);
+		oracle_note(mm->sim, mm->sim->k.flush_pending_dsb_only ? ON_PENDING_DSB : ON_PENDING_FLUSH,
+			    mm, 0);
 	if (mm->sim->k.flush_pending_dsb_only)
 		arch_flush_tlb_batched_pending(mm); /* arm64 before 4b634918384c: DSB */
 	else
@@ -189,8 +190,11 @@ void try_to_unmap_flush(struct sim *s)
 		uint32_t pending = batch & TLB_FLUSH_BATCH_PENDING_MASK;
 		/* only if no other batch was recorded after ours; the naive
 		 * variant (broken on purpose) marks whatever is pending */
-		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive)
+		if (pending == tlb_ubc->pending_gen || s->k.flush_side_naive) {
 			mm->tlb_flush_batched = pending | (pending << TLB_FLUSH_BATCH_FLUSHED_SHIFT);
+			if (s->oracle)
+				oracle_note_mark(s, mm, tlb_ubc->pending_gen, pending);
+		}
 	}
 	tlb_ubc->flushed_mm = NULL;
 	tlb_ubc->flush_required = false;

@@ -35,8 +35,17 @@ struct oev {
 	pte_t pte;                /* OFF: the new PTE */
 };
 
+/* A broadcast invalidation issued by @cpu and not completed yet. */
+struct oissued {
+	struct mm_struct *mm;
+	int cpu;
+	uint64_t start, end;
+};
+
 struct tlb_oracle {
 	uint32_t seq;
+	struct oissued *issued;   /* oracle_issued, in issue order */
+	int nr_issued, max_issued;
 	int nr_mms;               /* ids 0..nr_mms-1 (the caller mm included) */
 	uint32_t *since;          /* [cpu * nr_mms + mm]: cached since (0: holds none) */
 	uint64_t *since_t;        /* ... at this time (for the report) */
@@ -125,6 +134,7 @@ void oracle_free(struct sim *s)
 		}
 	for (int i = 0; i < o->nr_reports; i++)
 		free(o->report[i]);
+	free(o->issued);
 	free(o->since);
 	free(o->since_t);
 	free(o);
@@ -336,6 +346,50 @@ void oracle_drop_range_all(struct sim *s, struct mm_struct *mm, uint64_t start, 
 	log_drop(s, -1, mm, how, start, end);
 }
 
+void oracle_issued(struct sim *s, int cpu, struct mm_struct *mm, uint64_t start, uint64_t end)
+{
+	struct tlb_oracle *o = O(s);
+	if (mm_slot(o, mm) < 0)
+		return;
+	oracle_note(s, ON_ISSUED, mm, start);
+	struct oissued *l = o->nr_issued ? &o->issued[o->nr_issued - 1] : NULL;
+	if (l && l->cpu == cpu && l->mm == mm && l->end == start) {
+		l->end = end; /* the next page of a batch: one range */
+		return;
+	}
+	if (o->nr_issued == o->max_issued) {
+		int cap = o->max_issued ? 2 * o->max_issued : 64;
+		struct oissued *p = realloc(o->issued, (size_t)cap * sizeof(*p));
+		if (!p) {
+			/* out of memory: take it as completed now (optimistic,
+			 * as the model was before it tracked issuers) */
+			next_seq(o);
+			range_clear(s, mm, start, end, NULL);
+			return;
+		}
+		o->issued = p;
+		o->max_issued = cap;
+	}
+	o->issued[o->nr_issued++] = (struct oissued){ mm, cpu, start, end };
+}
+
+void oracle_issued_complete(struct sim *s, int cpu, const char *how)
+{
+	struct tlb_oracle *o = O(s);
+	int k = 0;
+	for (int i = 0; i < o->nr_issued; i++) {
+		struct oissued *p = &o->issued[i];
+		if (p->cpu != cpu) {
+			o->issued[k++] = *p;
+			continue;
+		}
+		next_seq(o);
+		range_clear(s, p->mm, p->start, p->end, NULL);
+		log_drop(s, -1, p->mm, how, p->start, p->end);
+	}
+	o->nr_issued = k;
+}
+
 void oracle_range_cpu(struct sim *s, int cpu)
 {
 	struct tlb_oracle *o = O(s);
@@ -374,6 +428,10 @@ static const char *const note_names[] = {
 	[ON_GATHER_CLOSE] = "tlb_finish_mmu: tlb_flush_pending dropped",
 	[ON_UNMAP_FLUSH] = "try_to_unmap_flush",
 	[ON_PENDING_FLUSH] = "flush_tlb_batched_pending: flush_tlb_mm",
+	[ON_PENDING_DSB] = "flush_tlb_batched_pending: arch_flush_tlb_batched_pending, a DSB only",
+	[ON_PENDING_SKIP] = "flush_tlb_batched_pending: pending == flushed, no flush",
+	[ON_UNMAP_MARK] = "try_to_unmap_flush: marked the mm's unmap batches flushed",
+	[ON_ISSUED] = "TLBI VALE1IS issued (batched: complete at the issuer's DSB)",
 };
 
 void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uint64_t addr)
@@ -387,6 +445,14 @@ void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uin
 	e->a1 = addr + PAGE_SIZE;
 	if (mm)
 		e->pte = (pte_t)(mm->tlb_flush_pending > 255 ? 255 : mm->tlb_flush_pending);
+}
+
+void oracle_note_mark(struct sim *s, struct mm_struct *mm, uint32_t own, uint32_t marked)
+{
+	oracle_note(s, ON_UNMAP_MARK, mm, 0);
+	struct oev *e = ev_last(O(s));
+	e->a0 = own;
+	e->a1 = marked;
 }
 
 /* ---- the check and its report -------------------------------------------- */
@@ -464,7 +530,14 @@ static void ev_line(struct sbuf *b, const struct oev *e, uint64_t t0)
 		if (e->fn)
 			sb_printf(b, "%s: ", e->fn);
 		sb_printf(b, "%s", e->what);
-		if (!e->fn)
+		if (e->extra == ON_UNMAP_MARK)
+			sb_printf(b, " up to generation %" PRIu64 " (its own batch: generation %" PRIu64
+				  "%s)", e->a1, e->a0,
+				  e->a0 == e->a1 ? "" : "; a later batch of another task was not flushed");
+		else if (e->extra == ON_UNMAP_FLUSH || e->extra == ON_PENDING_SKIP ||
+			 e->extra == ON_PENDING_FLUSH || e->extra == ON_PENDING_DSB)
+			;
+		else if (!e->fn)
 			sb_printf(b, " at %#" PRIx64, e->a0);
 		sb_printf(b, " (tlb_flush_pending %d)\n", e->pte);
 		break;
@@ -496,7 +569,7 @@ static bool ev_relevant(const struct oev *e, int mm, uint64_t addr)
 		return addr >= e->a0 && addr < e->a1;
 	case OEV_NOTE:
 		if (e->extra == ON_FAULT || e->extra == ON_BATCH || e->extra == ON_BATCH_SKIP ||
-		    e->extra == ON_CLEAR_FLUSH || e->extra == ON_CLEAR_NOFLUSH)
+		    e->extra == ON_CLEAR_FLUSH || e->extra == ON_CLEAR_NOFLUSH || e->extra == ON_ISSUED)
 			return addr >= e->a0 && addr < e->a1;
 		return true;
 	case OEV_DROP:
@@ -506,8 +579,26 @@ static bool ev_relevant(const struct oev *e, int mm, uint64_t addr)
 	}
 }
 
+/* A zap's report: the pids (up to 8) whose try_to_unmap_flush marked the
+ * mm's batches flushed between ring positions @from and the end. */
+static int markers(const struct tlb_oracle *o, int mm, uint64_t from, int32_t *pid)
+{
+	int n = 0;
+	for (uint64_t j = from; j < o->head && n < 8; j++) {
+		const struct oev *e = &o->ring[j % RING];
+		if (e->kind != OEV_NOTE || e->mm != mm || e->extra != ON_UNMAP_MARK)
+			continue;
+		bool seen = false;
+		for (int i = 0; i < n; i++)
+			seen |= pid[i] == e->pid;
+		if (!seen)
+			pid[n++] = e->pid;
+	}
+	return n;
+}
+
 static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uint32_t off,
-		   const uint64_t *holders, const char *where)
+		   const uint64_t *holders, const char *where, bool zap)
 {
 	struct tlb_oracle *o = O(s);
 	struct mm_struct *mm = vma->vm_mm;
@@ -528,11 +619,16 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 		}
 	}
 	uint64_t t0 = offev ? offev->t : now;
-	if (offev)
+	if (offev && offev->t <= now)
 		sb_printf(&b, "  PTE made inaccessible by %s on cpu%d (pid %d) at %.6f s, %.3f us "
 			  "before the check, with tlb_flush_pending %d\n", offev->what, offev->cpu,
 			  offev->pid, (double)offev->t / 1e9, (double)(now - offev->t) / 1e3,
 			  offev->extra);
+	else if (offev) /* a long step's events carry its time charged so far */
+		sb_printf(&b, "  PTE made inaccessible by %s on cpu%d (pid %d), in a step that started "
+			  "before the check and whose events carry its charged time (%.6f s), with "
+			  "tlb_flush_pending %d\n", offev->what, offev->cpu, offev->pid,
+			  (double)offev->t / 1e9, offev->extra);
 	else
 		sb_printf(&b, "  PTE made inaccessible before the oracle's event log begins\n");
 	sb_printf(&b, "  CPUs that may still translate it:");
@@ -579,14 +675,59 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 				break;
 			}
 		}
+	/* a zap's check: also the unmap batches of the tasks whose flush
+	 * marked the mm's batches flushed after the change, back to the
+	 * batch each of them flushed (its records since its previous flush) */
+	int32_t mpid[8];
+	int nm = zap && offev ? markers(o, mm->id, k0, mpid) : 0;
+	bool done[8] = { false };
+	for (uint64_t j = k0; nm && j-- > first && k0 - j < RING / 2;) {
+		const struct oev *e = &o->ring[j % RING];
+		if (e->kind != OEV_NOTE || e->mm != mm->id)
+			continue;
+		for (int i = 0; i < nm; i++) {
+			if (done[i] || e->pid != mpid[i])
+				continue;
+			if (e->extra == ON_UNMAP_FLUSH)
+				done[i] = true; /* its previous batch ended here */
+			else if (e->extra == ON_BATCH && j < k)
+				k = j;
+		}
+	}
 	int lines = 0, skipped = 0;
+	/* a marking task's run of records: its first line, then one line
+	 * saying how many more, when another event comes */
+	const struct oev *run_last = NULL;
+	int run_more = 0;
 	for (; k < o->head; k++) {
 		const struct oev *e = &o->ring[k % RING];
+		bool marker = false;
+		for (int i = 0; i < nm; i++)
+			marker |= e->pid == mpid[i];
 		if (k < k0 ? !(e->kind == OEV_NOTE && e->mm == mm->id &&
 			       (e->extra == ON_GATHER_OPEN || e->extra == ON_GATHER_FLUSH ||
-				e->extra == ON_GATHER_CLOSE))
-			   : !ev_relevant(e, mm->id, addr))
+				e->extra == ON_GATHER_CLOSE ||
+				(marker && (e->extra == ON_BATCH || e->extra == ON_UNMAP_FLUSH ||
+					    e->extra == ON_UNMAP_MARK))))
+			   : !(ev_relevant(e, mm->id, addr) ||
+			       (marker && e->kind == OEV_NOTE && e->mm == mm->id &&
+				e->extra == ON_BATCH)))
 			continue;
+		bool rec = marker && e->kind == OEV_NOTE && e->extra == ON_BATCH &&
+			   !(addr >= e->a0 && addr < e->a1);
+		if (rec && run_last && run_last->pid == e->pid) {
+			run_last = e;
+			run_more++;
+			continue;
+		}
+		if (run_more && lines < REPORT_LINES) {
+			sb_printf(&b, "  %+10.3f us  cpu%-3d pid %-5d ... and %d more batch records, the "
+				  "last at %#" PRIx64 "\n", ((double)run_last->t - (double)t0) / 1e3,
+				  run_last->cpu, run_last->pid, run_more, run_last->a0);
+			lines++;
+		}
+		run_last = rec ? e : NULL;
+		run_more = 0;
 		if (lines < REPORT_LINES) {
 			ev_line(&b, e, t0);
 			lines++;
@@ -600,6 +741,36 @@ static void report(struct sim *s, struct vm_area_struct *vma, uint64_t addr, uin
 		  ((double)now - (double)t0) / 1e3, s->e.cpu, current_pid(s), where);
 	if (b.p)
 		o->report[o->nr_reports++] = b.p;
+}
+
+/* Check page @a of @vma; *@counted: a report was made for this folio or
+ * range already (one each). */
+static void check_page(struct sim *s, struct vm_area_struct *vma, uint64_t a, const char *where,
+		       bool zap, bool *counted)
+{
+	struct tlb_oracle *o = O(s);
+	struct mm_struct *mm = vma->vm_mm;
+	uint64_t i = pte_index(vma, a);
+	o->n.checks++;
+	uint32_t off = vma->oracle_off[i];
+	if (!off || (vma->ptes[i] & PTE_PRESENT))
+		return;
+	uint64_t holders[4] = { 0 };
+	bool any = false;
+	for (int c = 0; c < s->m.nr_cpus; c++)
+		if (holds(s, c, mm, off)) {
+			if (c < 256)
+				holders[c / 64] |= 1ull << (c % 64);
+			any = true;
+		}
+	if (!any)
+		return;
+	o->n.violations++;
+	if (!*counted && o->nr_reports < ORACLE_MAX_REPORTS)
+		report(s, vma, a, off, holders, where, zap);
+	*counted = true;
+	if (o->first)
+		s->stop = true;
 }
 
 void oracle_check_folio(struct sim *s, struct folio folio, const char *where)
@@ -616,29 +787,20 @@ void oracle_check_folio(struct sim *s, struct folio folio, const char *where)
 			continue;
 		for (unsigned long k = 0; k < nr; k++) {
 			uint64_t a = vma_address(vma, folio.idx + k);
-			if (!a)
-				continue;
-			uint64_t i = pte_index(vma, a);
-			o->n.checks++;
-			uint32_t off = vma->oracle_off[i];
-			if (!off || (vma->ptes[i] & PTE_PRESENT))
-				continue;
-			uint64_t holders[4] = { 0 };
-			bool any = false;
-			for (int c = 0; c < s->m.nr_cpus; c++)
-				if (holds(s, c, mm, off)) {
-					if (c < 256)
-						holders[c / 64] |= 1ull << (c % 64);
-					any = true;
-				}
-			if (!any)
-				continue;
-			o->n.violations++;
-			if (!counted && o->nr_reports < ORACLE_MAX_REPORTS)
-				report(s, vma, a, off, holders, where);
-			counted = true; /* one report per folio */
-			if (o->first)
-				s->stop = true;
+			if (a)
+				check_page(s, vma, a, where, false, &counted);
 		}
 	}
+}
+
+void oracle_check_range(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end,
+			const char *where)
+{
+	struct tlb_oracle *o = O(s);
+	bool counted = false;
+	if (mm_slot(o, vma->vm_mm) < 0 || !vma->oracle_off)
+		return;
+	o->n.zaps++;
+	for (uint64_t a = start; a < end; a += PAGE_SIZE)
+		check_page(s, vma, a, where, true, &counted);
 }

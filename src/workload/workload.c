@@ -78,6 +78,7 @@ void workload_defaults(struct workload_params *p)
 	p->migrate_to = 1;
 	p->migrate_back_and_forth = true;
 	p->madvise_cold_kib = 1024;
+	p->madvise_dontneed_kib = 64;
 }
 
 #define BASE_ADDR (1ull << 30)
@@ -941,6 +942,48 @@ void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 	}
 	tm->pool_ctr = r.ctr;
 	*tp = (struct touch_pool){ { 0, 0 }, 0, 0 };
+}
+
+/* madvise(MADV_DONTNEED) zapped the mapped page at @addr (its PTE not yet
+ * cleared): it leaves the latency model and the RSS. */
+void workload_page_zapped(struct sim *s, struct vm_area_struct *vma, uint64_t addr)
+{
+	vma->vm_mm->rss_pages--;
+	if (vma->vm_mm != vma->store->mappers[0]->vm_mm)
+		return;
+	struct pte_table *t = pte_table_of(vma, addr);
+	uint64_t idx = vma_store_idx(vma, addr);
+	int cls = table_class(s, vma, t);
+	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
+	class_nodes(&s->w, cls, hot)[vma->store->pg[idx].nid] -= t->weight;
+	s->w.lat_stale[cls] = 1;
+}
+
+/* The first touch after a zap (do_anonymous_page): a new order-0 page on
+ * node @nid for the freed store page at @addr, mapped present, young,
+ * writable and dirty (every first touch is a write); its hotness is the
+ * page's, as at set-up. */
+void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int nid)
+{
+	const struct workload_params *p = &s->w.p;
+	struct pte_table *t = pte_table_of(vma, addr);
+	uint64_t idx = vma_store_idx(vma, addr);
+	struct page_state *pg = &vma->store->pg[idx];
+	uint64_t hot_cut = p->hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(p->hot_fraction * 0x1p64);
+	bool hot = page_is_hot(s, vma->store, idx, hot_cut, t->owner >= 0);
+	pg->nid = (uint8_t)nid;
+	pg->last_cpupid = LAST_CPUPID_UNSET;
+	pg->flags = 0;
+	pg->flags2 = 0;
+	pg->mapcount = 1;
+	set_pte_at(vma, addr, &vma->ptes[pte_index(vma, addr)],
+		   PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY | (hot ? PTE_SIM_HOT : 0));
+	vma->vm_mm->rss_pages++;
+	if (vma->vm_mm != vma->store->mappers[0]->vm_mm)
+		return;
+	int cls = table_class(s, vma, t);
+	class_nodes(&s->w, cls, hot)[nid] += t->weight;
+	s->w.lat_stale[cls] = 1;
 }
 
 /* ---- the hint-fault process -------------------------------------------- */

@@ -91,6 +91,12 @@ struct workload_params {
 	 * first VMA (mm/madvise.c) */
 	double madvise_cold_every_ms;
 	unsigned madvise_cold_kib;
+	/* a zap: every madvise_dontneed_every_ms (0: never) each process
+	 * touches again the range it zapped last, then calls
+	 * madvise(MADV_DONTNEED) on the next madvise_dontneed_kib of its first
+	 * VMA (mm/madvise.c); the oracle checks the zap's return */
+	double madvise_dontneed_every_ms;
+	unsigned madvise_dontneed_kib;
 	bool map_shared;             /* one MAP_SHARED region for all processes */
 	bool main_thread_works;      /* the process's main thread is one of the threads */
 	bool spread_shared;          /* shared 2 MiB tables spread between the slices, one VMA */
@@ -163,6 +169,10 @@ int workload_build(struct sim *s, char *err, size_t errlen);
 void workload_free(struct sim *s);
 /* Initial rates, once tasks and memory exist. */
 int workload_start(struct sim *s);
+/* madvise(MADV_DONTNEED) of a mapped page, before its PTE is cleared; the
+ * first touch that maps a new page there again on @nid (mm/madvise.c). */
+void workload_page_zapped(struct sim *s, struct vm_area_struct *vma, uint64_t addr);
+void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int nid);
 /* Write a lazily built table's pages and PTEs (their first-touch state). */
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t);
 /* Integrate throughput up to @now: every running task's user time since

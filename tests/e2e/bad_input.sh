@@ -68,6 +68,11 @@ expect_also malformed_enum "x86-ipi, x86-invlpgb, arm64, riscv"
 f=$(make_bad out_of_range 'private_fraction *=' 'private_fraction = 1.5')
 expect_error out_of_range "$f:$(line_of 'private_fraction *='): workload.private_fraction: 1.5 is out of range" run "$f"
 
+f=$(make_bad dontneed_kib 'private_fraction *=' 'madvise_dontneed_kib = 1')
+expect_error dontneed_kib "$f:$(line_of 'private_fraction *='): workload.madvise_dontneed_kib: 1 is out of range" run "$f"
+expect_error dontneed_every_negative "--set: workload.madvise_dontneed_every_ms: -1 is out of range" \
+    run small --set workload.madvise_dontneed_every_ms=-1
+
 f=$(make_bad zero_cpus 'cores_per_node *=' 'cores_per_node = 0')
 expect_error zero_cpus "$f:$(line_of 'cores_per_node *='): machine.cores_per_node:" run "$f"
 expect_also zero_cpus "no CPUs"

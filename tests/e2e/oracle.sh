@@ -10,6 +10,17 @@
 #  - v7.3+pending-flag (tlb_flush_pending a flag, before 16af97dc5a89) is
 #    caught once a second gather runs (workload.madvise_cold_every_ms), and
 #    the interleaving shows the second gather clearing the scanner's raise;
+#  - with madvise(MADV_DONTNEED) zaps (workload.madvise_dontneed_every_ms),
+#    every base, both single-folio patches and flush-side pass the check at
+#    the zap's return, also with a migration call's batches outstanding;
+#  - arm64 batched TLBIs complete only at their issuer's DSB: v6.12, whose
+#    flush_tlb_batched_pending is a DSB on the caller (before 4b634918384c),
+#    is caught returning from a zap with another CPU's batch incomplete;
+#    with the arm64-pending-flush backport it is safe;
+#  - flush-side and flush-side-naive are caught on small-arm64 with a
+#    migration call, compaction and 2 MiB zaps, with the interleaving (the
+#    outstanding batch, another task's mark, the skipped pending flush, the
+#    check); v7.3 is safe on the same runs;
 #  - verify is deterministic per seed; run --oracle leaves the report alone.
 set -euo pipefail
 
@@ -96,12 +107,78 @@ done
 verify 3 "$work/npc-mthp.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${MTHP[@]}"
 verify 3 "$work/npc-compact.txt" small --kernel v7.3+no-pending-check --seeds 2 --first "${COMPACT[@]}"
 
+# ---- the zap's return (madvise(MADV_DONTNEED), workload.madvise_dontneed_*): every
+# shipped kernel and patch is safe with it, the zaps are checked, and a zap
+# that meets an unmap batch leaves no stale translation behind on them
+ZAP=(--set workload.madvise_dontneed_every_ms=0.2 --set workload.madvise_dontneed_kib=16)
+for sc in small small-arm64; do
+    for k in v5.12 v6.4 v6.12 v7.3 v7.3+single-folio-v1 v7.3+single-folio-v2 v7.3+flush-side; do
+        out=$work/zap-$sc-$k.txt
+        verify 0 "$out" "$sc" --kernel "$k" --seeds 1 --duration 1.2 "${ZAP[@]}"
+        grep -qE '^safe: [1-9][0-9]* migrations, [1-9][0-9]* checks \([1-9][0-9]* zap returns\), 0 stale translations$' \
+            "$out" || fail "zap $sc $k: $(tail -1 "$out")"
+    done
+done
+# with a migration call's 512-page batches outstanding while the zaps run
+MCALL=(--set workload.migrate_call=migrate_pages --set workload.migrate_at_s=1.0
+       --set workload.migrate_every_s=0.05 --set workload.migrate_back_and_forth=true
+       --set workload.migrate_from=0 --set workload.migrate_to=1)
+for k in v7.3 v7.3+flush-side; do
+    verify 0 "$work/zapcall-$k.txt" small-arm64 --kernel "$k" --seeds 1 --duration 1.3 "${ZAP[@]}" "${MCALL[@]}"
+done
+# arm64 before 4b634918384c (v6.5 .. v6.15): flush_tlb_batched_pending was a
+# DSB on the caller's CPU, which does not complete the batched TLBIs another
+# CPU issued; the zap returns while every CPU may still translate the page.
+# The backported fix (arm64-pending-flush) closes it.
+out=$work/dsb-only.txt
+verify 3 "$out" small-arm64 --kernel v6.12 --seeds 3 --duration 1.3 --first "${ZAP[@]}" "${MCALL[@]}"
+grep -q '^stale translation after the zap returned: ' "$out" || fail "dsb-only: no zap report"
+grep -q 'TLBI VALE1IS issued (batched: complete at the issuer.s DSB)' "$out" ||
+    fail "dsb-only: the interleaving lacks the issued TLBI"
+grep -q 'flush_tlb_batched_pending: arch_flush_tlb_batched_pending, a DSB only' "$out" ||
+    fail "dsb-only: the interleaving lacks the DSB-only pending flush"
+grep -q 'CHECK after the zap returned' "$out" || fail "dsb-only: no check line"
+verify 0 "$work/dsb-fixed.txt" small-arm64 --kernel v6.12+arm64-pending-flush --seeds 2 --duration 1.3 \
+    "${ZAP[@]}" "${MCALL[@]}"
+# flush-side and flush-side-naive on arm64: compaction (the compact_memory
+# writer) and a migration call unmap the same mm in batches; a later
+# batch's try_to_unmap_flush -- its DSB completes only its own TLBIs --
+# marks the mm's batches flushed while the call's batch is outstanding, and
+# a 2 MiB zap of the call's pages skips flush_tlb_batched_pending
+RACE=(--set workload.madvise_dontneed_every_ms=1 --set workload.madvise_dontneed_kib=2048
+      --set run.compact_memory_every_s=0.1 "${MCALL[@]}")
+for k in v7.3+flush-side v7.3+flush-side-naive; do
+    out=$work/race-$k.txt
+    verify 3 "$out" small-arm64 --kernel "$k" --seeds 5 --first "${RACE[@]}"
+    grep -q '^stale translation after the zap returned: ' "$out" || fail "$k: no zap report"
+    grep -q 'pid 900 *try_to_migrate_one: set_tlb_ubc_flush_pending recorded a batch' "$out" ||
+        fail "$k: the interleaving lacks the outstanding batch's record"
+    grep -q 'pid 90 *try_to_unmap_flush: marked the mm.s unmap batches flushed' "$out" ||
+        fail "$k: the interleaving lacks the other task's mark"
+    grep -q 'flush_tlb_batched_pending: pending == flushed, no flush' "$out" ||
+        fail "$k: the interleaving lacks the skipped flush"
+    grep -q "pid 900's unmap batch not yet flushed" "$out" || fail "$k: the batch is not shown pending"
+    awk '/recorded a batch at/ && /pid 900/ { r = NR } /marked the mm/ && r { m = NR }
+         /pending == flushed/ && m { z = NR } /CHECK after the zap returned/ && z { ok = 1 }
+         END { exit !ok }' "$out" || fail "$k: interleaving out of order"
+done
+grep -q 'a later batch of another task was not flushed' "$work/race-v7.3+flush-side-naive.txt" ||
+    fail "flush-side-naive: the mark does not show the other task's later batch"
+# v7.3 on the seeds where both variants are first caught
+verify 0 "$work/race-v7.3.txt" small-arm64 --kernel v7.3 --seeds 2 "${RACE[@]}"
+# off by default: no zap is checked
+verify 0 "$work/nozap.txt" small --kernel v7.3 --seeds 1 --duration 1.2
+grep -q 'zap returns' "$work/nozap.txt" && fail "zaps checked with madvise_dontneed_every_ms=0"
+
 # ---- run --oracle ------------------------------------------------------------------
 "$NUMASIM" run small --quiet --duration 2 >"$work/plain.txt"
 "$NUMASIM" run small --quiet --duration 2 --oracle >"$work/oracle.txt" 2>"$work/oracle.err"
 cmp -s "$work/plain.txt" "$work/oracle.txt" || fail "run --oracle changed the report"
 grep -qE '^oracle: safe: [1-9][0-9]* migrations' "$work/oracle.err" ||
     fail "run --oracle: $(cat "$work/oracle.err")"
+"$NUMASIM" run small --quiet --duration 1.5 --oracle "${ZAP[@]}" >/dev/null 2>"$work/oracle-zap.err"
+grep -qE '^oracle: safe: [1-9][0-9]* migrations, [1-9][0-9]* checks \([1-9][0-9]* zap returns\), 0 stale' \
+    "$work/oracle-zap.err" || fail "run --oracle with zaps: $(cat "$work/oracle-zap.err")"
 
 # ---- bad input -----------------------------------------------------------------------
 for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus"; do

@@ -59,6 +59,7 @@ static void punch_holes(struct sim *s, uint64_t n)
 		ctx->mode = MIGRATE_ASYNC;
 		ctx->reason = MR_SYSCALL;
 		migrate_pages_begin(s, ctx);
+		migrate_pages_flush(s, ctx);
 		assert_int_equal(migrate_pages_finish(s, ctx), 0);
 	}
 	free(ctx);

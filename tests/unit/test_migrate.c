@@ -109,6 +109,7 @@ static int migrate_to_node1(struct sim *s, struct migrate_ctx *ctx, const uint64
 	ctx->mode = MIGRATE_ASYNC;
 	ctx->reason = reason;
 	migrate_pages_begin(s, ctx);
+	migrate_pages_flush(s, ctx);
 	int left = migrate_pages_finish(s, ctx);
 	dec_tlb_flush_pending(mm);
 	return left;
@@ -287,6 +288,7 @@ static int syscall_call(struct sim *s, struct migrate_ctx *ctx, int rounds_per_b
 			break;
 		batches++;
 		assert_in_range(ctx->nr, 1, NR_MAX_BATCHED_MIGRATION);
+		migrate_pages_flush(s, ctx);
 		migrate_call_batch_finish(s, &call, ctx);
 		uint64_t want = rounds_per_batch ? (uint64_t)rounds_per_batch : (uint64_t)ctx->nr;
 		assert_int_equal(s->st.flush_rounds - rounds, want);

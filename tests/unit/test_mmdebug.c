@@ -108,7 +108,7 @@ static void test_workload_classes_against_pages(void **state)
 
 /* Half a migration: after migrate_misplaced_folio_begin the folio's PTE is
  * a migration entry, its mapcount 0 and a page is reserved on the target;
- * all consistent while the task is in ACT_MIGRATE_MOVE, and an entry left
+ * all consistent while the task is in ACT_MIGRATE_FLUSH or _MOVE, and an entry left
  * behind once the migration is over is reported. */
 static void test_migration_entry_needs_its_migration(void **state)
 {
@@ -122,8 +122,13 @@ static void test_migration_entry_needs_its_migration(void **state)
 	migrate_misplaced_folio_begin(s, p->mctx, f, 1);
 	assert_true(is_migration_entry(*testsim_pte(s, 11)));
 	assert_int_equal(s->stores[0].pg[11].mapcount, 0);
-	p->act = ACT_MIGRATE_MOVE;
+	p->act = ACT_MIGRATE_FLUSH; /* unmapped, its flush not yet run */
 	const char *msg = verdict(s);
+	if (msg)
+		fail_msg("mid-migration state reported before the flush: %s", msg);
+	migrate_pages_flush(s, p->mctx);
+	p->act = ACT_MIGRATE_MOVE;
+	msg = verdict(s);
 	if (msg)
 		fail_msg("mid-migration state reported: %s", msg);
 	p->act = ACT_RETURN; /* the migration is over, its entry is not */

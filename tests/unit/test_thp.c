@@ -271,6 +271,7 @@ static int finish_migration(struct sim *s, struct migrate_ctx *ctx)
 {
 	struct task_struct *p = s->current;
 	migrate_misplaced_folio_begin(s, ctx, p->fault.folio, p->fault.target_nid);
+	migrate_pages_flush(s, ctx);
 	int rc = migrate_misplaced_folio_end(s, ctx);
 	do_numa_page_migrated(s, rc == 0);
 	return rc;

@@ -1,5 +1,6 @@
-/* mm/migrate.c: the migration core, stepped in two halves so simulated time
- * passes between the unmap (and its TLB flush) and the move (the copy). */
+/* mm/migrate.c: the migration core, stepped in three parts so simulated
+ * time passes between the unmap, its TLB flush (and the copy), and the
+ * move. */
 #ifndef NUMASIM_MIGRATE_H
 #define NUMASIM_MIGRATE_H
 
@@ -53,11 +54,14 @@ struct sim;
 int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 				    struct vm_area_struct *vma, int node);
 /* migrate_pages: set up @ctx for the folios and run the first batch's unmap
- * phase and flush.  migrate_pages_finish() runs the move phase of each batch
- * (and the unmap of the next, and the split pieces' batch) and the final
+ * phase (the flush is recorded, not done).  migrate_pages_flush(), a later
+ * step, runs the batch's try_to_unmap_flush and charges its copy.
+ * migrate_pages_finish() runs the move phase of each batch (and the unmap
+ * and flush of the next, and the split pieces' batch) and the final
  * accounting; returns the number of folios not migrated (0 when every
  * piece of a split folio moved), or -ENOMEM. */
 void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx);
+void migrate_pages_flush(struct sim *s, struct migrate_ctx *ctx);
 int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx);
 /* The migration system calls (mm/mempolicy.c: migrate_pages(2), mbind(2)
  * with MPOL_MF_MOVE; mm/migrate.c: move_pages(2)): every folio of the
@@ -72,12 +76,14 @@ struct migrate_call {
 	unsigned long moved, failed; /* pages */
 };
 /* Isolate the next batch of the call's folios into @ctx and run its unmap
- * (and flush) phase; false when the walk is done (nothing isolated). */
+ * phase; false when the walk is done (nothing isolated).  The flush follows
+ * in a step of its own (migrate_pages_flush). */
 bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
 /* The batch's move phase and counters. */
 void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
 
-/* migrate_misplaced_folio halves: the unmap, then the move and counters. */
+/* migrate_misplaced_folio parts: the unmap; then (migrate_pages_flush) the
+ * flush and copy; then the move and counters. */
 void migrate_misplaced_folio_begin(struct sim *s, struct migrate_ctx *ctx, struct folio folio, int node);
 int migrate_misplaced_folio_end(struct sim *s, struct migrate_ctx *ctx);
 /* The folio's total mapcount (a PMD mapping counts once). */

@@ -117,6 +117,8 @@ void tlb_finish_mmu_done(struct mmu_gather *tlb);
 
 /* mm/madvise.c: madvise(MADV_COLD), and the workload's callers of it */
 void madvise_cold(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end);
+/* madvise(MADV_DONTNEED): zap the range (mm/madvise.c). */
+void madvise_dontneed(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end);
 uint32_t madvise_nr_timers(const struct sim *s);
 int madvise_init(struct sim *s, uint32_t first);
 void madvise_start(struct sim *s);

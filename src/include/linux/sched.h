@@ -32,10 +32,12 @@ enum task_activity {
 	ACT_USER = 0,
 	ACT_SCAN,        /* task_numa_work, one PTE table per step */
 	ACT_FAULT,       /* do_numa_page up to the PTL drop */
-	ACT_MIGRATE_UNMAP, /* migrate_pages: unmap and flush */
-	ACT_MIGRATE_MOVE,  /* migrate_pages: copy and remap */
+	ACT_MIGRATE_UNMAP, /* migrate_pages: unmap (the flush recorded) */
+	ACT_MIGRATE_FLUSH, /* migrate_pages: try_to_unmap_flush and copy */
+	ACT_MIGRATE_MOVE,  /* migrate_pages: remap */
 	ACT_RETURN,        /* returning to user mode: queued task_work runs here */
 	ACT_SYSCALL,       /* migrate_pages(2) and friends: isolate and unmap a batch */
+	ACT_SYSCALL_FLUSH, /* ... flush and copy it */
 	ACT_SYSCALL_MOVE,  /* ... and move it */
 };
 

@@ -45,6 +45,7 @@ struct oracle_counts {
 	uint64_t migrations;   /* folios checked before their copy */
 	uint64_t checks;       /* page mappings checked */
 	uint64_t violations;   /* checks that found a CPU that may translate the page */
+	uint64_t zaps;         /* zaps whose return was checked (madvise(MADV_DONTNEED)) */
 };
 void oracle_counts(const struct sim *s, struct oracle_counts *c);
 /* The first violations' reports (at most ORACLE_MAX_REPORTS), in order. */
@@ -80,6 +81,12 @@ void oracle_drop_cpu(struct sim *s, int cpu, const char *how);
 /* Every CPU dropped @mm's entries in [start, end) (broadcast TLBI/INVLPGB). */
 void oracle_drop_range_all(struct sim *s, struct mm_struct *mm, uint64_t start, uint64_t end,
 			   const char *how);
+/* @cpu issued a broadcast invalidation of [start, end) of @mm that only a
+ * barrier on @cpu completes (arm64 TLBI without DSB): until
+ * oracle_issued_complete(@cpu), every CPU may still translate the range. */
+void oracle_issued(struct sim *s, int cpu, struct mm_struct *mm, uint64_t start, uint64_t end);
+/* The barrier on @cpu (arm64 DSB ISH): its issued invalidations are done. */
+void oracle_issued_complete(struct sim *s, int cpu, const char *how);
 /* @cpu flushed [start, end) of @mm: remembered until oracle_range_done. */
 void oracle_range_cpu(struct sim *s, int cpu);
 /* The CPUs marked by oracle_range_cpu flushed [start, end) of @mm. */
@@ -97,11 +104,24 @@ enum oracle_note {
 	ON_GATHER_CLOSE,
 	ON_UNMAP_FLUSH,    /* try_to_unmap_flush */
 	ON_PENDING_FLUSH,  /* flush_tlb_batched_pending flushed */
+	ON_PENDING_DSB,    /* ... with only a DSB (arm64 before 4b634918384c) */
+	ON_PENDING_SKIP,   /* ... found nothing pending: no flush (noted by the zap only) */
+	ON_UNMAP_MARK,     /* try_to_unmap_flush marked the mm's batches flushed (flush-side) */
+	ON_ISSUED,         /* a broadcast invalidation issued, not yet completed */
 };
 void oracle_note(struct sim *s, enum oracle_note what, struct mm_struct *mm, uint64_t addr);
+/* ON_UNMAP_MARK: the flushing task's own batch covered generation @own,
+ * the mm's pending generation it marked flushed is @marked. */
+void oracle_note_mark(struct sim *s, struct mm_struct *mm, uint32_t own, uint32_t marked);
 
 /* The checks: no CPU may hold a stale translation of @folio's pages
  * (@where: the kernel's point, e.g. "before the copy"). */
 void oracle_check_folio(struct sim *s, struct folio folio, const char *where);
+/* The zap's check: when madvise(MADV_DONTNEED) (or munmap, mprotect) of
+ * [start, end) of @vma returns, no CPU may still translate a page of the
+ * range whose PTE is not present (the comment above
+ * flush_tlb_batched_pending in mm/rmap.c). */
+void oracle_check_range(struct sim *s, struct vm_area_struct *vma, uint64_t start, uint64_t end,
+			const char *where);
 
 #endif

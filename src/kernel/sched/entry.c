@@ -9,8 +9,13 @@
  *        |-- no migration, no work queued: user again, busy until the
  *        |   step's end (no event)
  *        |-- no migration, work queued --> RETURN
- *        '-- migration --> MIGRATE_UNMAP (unmap, flush, copy)
+ *        '-- migration --> MIGRATE_UNMAP (unmap; the flush recorded)
+ *                          --> MIGRATE_FLUSH (try_to_unmap_flush, copy)
  *                          --> MIGRATE_MOVE (move, remap, counters) --> RETURN
+ *   The unmap's batch is outstanding between MIGRATE_UNMAP and
+ *   MIGRATE_FLUSH, for the unmap step's charged time, as in the kernel
+ *   (migrate_pages_batch unmaps the whole batch before it flushes): other
+ *   CPUs' steps fall in between.
  *   RETURN: back to user; queued task_numa_work runs first. */
 #include <stdlib.h>
 
@@ -153,6 +158,10 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		record_migration(s, p);
 		p->fault.unmap_time = now;
 		migrate_misplaced_folio_begin(s, p->mctx, p->fault.folio, p->fault.target_nid);
+		act_at(s, p, ACT_MIGRATE_FLUSH);
+		break;
+	case ACT_MIGRATE_FLUSH:
+		migrate_pages_flush(s, p->mctx);
 		act_at(s, p, ACT_MIGRATE_MOVE);
 		break;
 	case ACT_MIGRATE_MOVE:
@@ -164,11 +173,15 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		break;
 	case ACT_SYSCALL:
 		if (migrate_call_batch(s, p->call, p->mctx)) {
-			act_at(s, p, ACT_SYSCALL_MOVE);
+			act_at(s, p, ACT_SYSCALL_FLUSH);
 		} else {
 			syscall_done(s, p);
 			act_at(s, p, ACT_RETURN);
 		}
+		break;
+	case ACT_SYSCALL_FLUSH:
+		migrate_pages_flush(s, p->mctx);
+		act_at(s, p, ACT_SYSCALL_MOVE);
 		break;
 	case ACT_SYSCALL_MOVE:
 		migrate_call_batch_finish(s, p->call, p->mctx);

@@ -54,9 +54,18 @@ static void invalidate_asid_everywhere(struct sim *s, struct mm_struct *mm)
 	}
 }
 
+/* DSB ISH on the current CPU: waits for the broadcast TLBIs this CPU
+ * issued, and only those (the oracle's per-issuer completion). */
+static void dsb_done(struct sim *s, const char *how)
+{
+	if (s->oracle)
+		oracle_issued_complete(s, s->e.cpu, how);
+}
+
 void arm64_dsb(struct mm_struct *mm)
 {
 	charge(mm->sim, COST_FLUSH_WAIT, mm->sim->m.cost.dsb_ns);
+	dsb_done(mm->sim, "DSB ISH (arch_flush_tlb_batched_pending): this CPU's TLBIs complete");
 }
 
 void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end,
@@ -76,6 +85,7 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 		invalidate_asid_everywhere(s, mm);
 		for (int i = 0; s->oracle && i < s->m.nr_cpus; i++) /* broadcast: every CPU */
 			oracle_drop_mm(s, i, mm, "TLBI ASIDE1IS");
+		dsb_done(s, "DSB ISH (after a TLBI): this CPU's earlier TLBIs complete");
 		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, -1,
 		      s->flush_origin, 0);
 		return;
@@ -87,6 +97,7 @@ void arm64_flush_tlb_mm_range(struct mm_struct *mm, uint64_t start, uint64_t end
 	charge(s, COST_FLUSH_WAIT, (double)nr * s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 	if (s->oracle)
 		oracle_drop_range_all(s, mm, start, end, "TLBI VALE1IS");
+	dsb_done(s, "DSB ISH (after a TLBI): this CPU's earlier TLBIs complete");
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)nr,
 	      s->flush_origin, 0);
 }
@@ -99,10 +110,11 @@ void arm64_tlbbatch_add_pending(struct arch_tlbflush_unmap_batch *b, struct mm_s
 	mm->tlb_gen++;
 	b->nr_tlbi += (uint32_t)nr;
 	charge(mm->sim, COST_FLUSH_WAIT, (double)nr * mm->sim->m.cost.tlbi_ns);
-	/* the model takes the TLBI as done when issued; the kernel only
-	 * relies on it after the batch's DSB (try_to_unmap_flush) */
+	/* issued, not complete: only a DSB on this CPU completes it (the
+	 * batch's, in try_to_unmap_flush); until then any CPU may still
+	 * translate the page */
 	if (mm->sim->oracle)
-		oracle_drop_range_all(mm->sim, mm, start, end, "TLBI VALE1IS (batched, DSB later)");
+		oracle_issued(mm->sim, mm->sim->e.cpu, mm, start, end);
 }
 
 /* arch_tlbbatch_flush: one DSB completes every TLBI issued for the batch. */
@@ -111,6 +123,7 @@ void arm64_tlbbatch_flush(struct sim *s, struct arch_tlbflush_unmap_batch *b)
 	uint64_t now = sim_now(s);
 	s->st.batch_flushes++;
 	charge(s, COST_FLUSH_WAIT, s->m.cost.dsb_ns);
+	dsb_done(s, "DSB ISH (arch_tlbbatch_flush): this CPU's batched TLBIs complete");
 	trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, sim_now(s) - now, 0, (long)b->nr_tlbi,
 	      s->flush_origin, 0);
 	b->nr_tlbi = 0;
