@@ -114,13 +114,19 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
  * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: r->handler is the interrupt's part, r->now the round's
- * time.  @hooks: the oracle or the trace may be on (a constant where this
- * is inlined, so that the common round has neither test). */
+ * time.  @hooks: the oracle or the trace may be on; @batch: the flush is
+ * arch_tlbbatch_flush's (no mm, no generation, everything); @awake: the
+ * CPU is known not to be lazy.  Constants where this is inlined, so that
+ * the common rounds test only what can differ from CPU to CPU. */
 static inline __attribute__((always_inline)) void
-flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool hooks)
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool hooks,
+		  bool batch, bool awake)
 {
 	struct cpu_state *c = &r->cpus[cpu];
 	struct mm_struct *loaded = c->loaded_mm;
+	struct mm_struct *const f_mm = batch ? NULL : r->mm;
+	const uint64_t new_tlb_gen = batch ? 0 : r->new_tlb_gen;
+	const bool range = batch ? false : r->range;
 	const uint64_t now = r->now;
 	double cost = 0, recv = r->recv_none;
 	uint64_t recv_ns = r->recv_none_ns;
@@ -130,11 +136,11 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
 	long pages = 0;
-	if (r->mm && r->mm != loaded) {
+	if (f_mm && f_mm != loaded) {
 		/* v6.14+: a CPU that left the mm clears itself when a flush of
 		 * it still reaches it; before, it was cleared at switch-out */
 		if (r->lazy_mm_cpumask) {
-			cpumask_clear_cpu(cpu, &r->mm->cpumask);
+			cpumask_clear_cpu(cpu, &f_mm->cpumask);
 			if (hooks && r->trace)
 				trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0,
 					   now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
@@ -143,7 +149,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	}
 	if (!loaded || loaded->global_asid)
 		goto out;
-	if (c->is_lazy) {
+	if (!awake && c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
 		if (!r->lazy_mm_cpumask)
 			cpumask_clear_cpu(cpu, &loaded->cpumask);
@@ -152,14 +158,14 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		c->is_lazy = false;
 		goto out;
 	}
-	if (r->new_tlb_gen && r->new_tlb_gen <= c->loaded_gen)
+	if (new_tlb_gen && new_tlb_gen <= c->loaded_gen)
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
 	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
 	if (c->loaded_gen == mm_gen)
 		goto out;
 
-	if (r->range && r->new_tlb_gen == c->loaded_gen + 1 && r->new_tlb_gen == mm_gen) {
+	if (range && new_tlb_gen == c->loaded_gen + 1 && new_tlb_gen == mm_gen) {
 		cost = r->range_ns;
 		recv = r->recv_range;
 		recv_ns = r->recv_range_ns;
@@ -182,7 +188,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	c->loaded_gen = mm_gen;
 	if (hooks && r->trace)
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
-			   local ? (r->mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
+			   local ? (f_mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
 out:
 	if (local)
@@ -195,7 +201,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 			   double handler, uint64_t now)
 {
 	struct flush_round r = flush_round(s, f, handler, now);
-	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true);
+	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, false, false);
 }
 
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
@@ -224,10 +230,10 @@ static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
 /* The receivers of a round, in CPU order (@self, the initiator, left out).
  * Each word of the mask is read once, before its CPUs are handled: a
  * receiver may clear its own bit of the mask being walked.  Returns the
- * number of IPIs sent. */
+ * number of IPIs sent.  @hooks, @batch: as for flush_tlb_func_on. */
 static inline __attribute__((always_inline)) int
 flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_round *r,
-		int self, bool all, bool any_mm, bool hooks)
+		int self, bool all, bool any_mm, bool hooks, bool batch)
 {
 	int nr_ipis = 0;
 	for (int w = 0; w < nr_cpu_words; w++) {
@@ -239,7 +245,10 @@ flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_ro
 			if (!all && !should_flush_tlb(&r->cpus[cpu], r, any_mm))
 				continue;
 			nr_ipis++;
-			flush_tlb_func_on(s, cpu, r, false, hooks);
+			if (all)
+				flush_tlb_func_on(s, cpu, r, false, hooks, batch, false);
+			else /* should_flush_tlb saw it awake */
+				flush_tlb_func_on(s, cpu, r, false, hooks, batch, true);
 		}
 	}
 	return nr_ipis;
@@ -268,9 +277,11 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	 * round runs it for up to every CPU, and apart for the common round
 	 * with neither the oracle nor the trace to call */
 	if (r.oracle || r.trace)
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true);
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, false);
+	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL)
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, true);
 	else
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false);
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, false);
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
