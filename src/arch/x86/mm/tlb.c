@@ -278,8 +278,8 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	 * with neither the oracle nor the trace to call */
 	if (r.oracle || r.trace)
 		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, false);
-	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL)
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, true);
+	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL && !all)
+		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
 	else
 		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, false);
 	if (nr_ipis)
