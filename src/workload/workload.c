@@ -238,8 +238,7 @@ static void first_touch_stats(struct sim *s, const struct first_touch_policy *po
 {
 	zone_statistics(s, want, nid, s->cpus[cpu].node, nr);
 	if ((pol->mode == FT_INTERLEAVE || pol->mode == FT_WEIGHTED) && nid == want)
-		for (unsigned long k = 0; k < folios; k++)
-			count_numa_interleave_hit(s, nid);
+		count_numa_interleave_hits(s, nid, folios); /* one per folio */
 }
 
 static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
