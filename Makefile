@@ -57,7 +57,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 
 # Bit instructions for the touch model's page selection (linux/bitops.h):
-# popcnt and BMI2's pdep where the build machine has them
+# popcnt, BMI1 and BMI2's pdep where the build machine has them
 # (scripts/isa-flags.sh).  The answers are the same without them: build a
 # binary for another machine with ISA_FLAGS= (empty).
 ifeq ($(origin ISA_FLAGS),undefined)
