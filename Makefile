@@ -57,11 +57,24 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 
 # Bit instructions for the touch model's page selection (linux/bitops.h):
-# popcnt and BMI2's pdep where the build machine has them
+# popcnt, BMI1 and BMI2's pdep where the build machine has them
 # (scripts/isa-flags.sh).  The answers are the same without them: build a
 # binary for another machine with ISA_FLAGS= (empty).
 ifeq ($(origin ISA_FLAGS),undefined)
   ISA_FLAGS := $(shell sh scripts/isa-flags.sh $(CC))
+endif
+
+# Link-time optimisation of the release binary (scripts/lto-flags.sh), where
+# the compiler can: objects carry both intermediate and ordinary code, so
+# the unit tests and numaload link them as usual.  Same results, fewer
+# instructions (calls across units inlined on the hot paths).  LTO_FLAGS=
+# (empty) turns it off.
+ifeq ($(BUILD),release)
+  ifeq ($(origin LTO_FLAGS),undefined)
+    LTO_FLAGS := $(shell sh scripts/lto-flags.sh $(CC))
+  endif
+else
+  LTO_FLAGS :=
 endif
 
 CFLAGS = -std=c11 $(OPTFLAGS) $(ISA_FLAGS) -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include $(PKG_CFLAGS)
@@ -112,7 +125,7 @@ DEPS     := $(ALL_OBJS:.o=.d)
 # Rebuild everything when the compiler/flags change (e.g. CFLAGS=... on the
 # command line). The stamp is only rewritten when its content differs.
 FLAGS_STAMP := $(BDIR)/.flags
-FLAGS_LINE   = $(CC) | $(CFLAGS) | $(LDFLAGS) | $(LDLIBS) | $(TEST_FLAGS) | $(CMOCKA_LIBS) | $(NUMA_LIBS)
+FLAGS_LINE   = $(CC) | $(CFLAGS) | $(LTO_FLAGS) | $(LDFLAGS) | $(LDLIBS) | $(TEST_FLAGS) | $(CMOCKA_LIBS) | $(NUMA_LIBS)
 
 # ---- targets -------------------------------------------------------------
 
@@ -136,7 +149,7 @@ $(FLAGS_STAMP): FORCE
 
 $(LIB_OBJS) $(MAIN_OBJ) $(NL_OBJS) $(NL_MAIN_OBJ): $(BDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(LTO_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TEST_OBJS) $(HELPER_OBJS): $(BDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -148,7 +161,7 @@ $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $(LIB_OBJS)
 
 $(BIN): $(MAIN_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS)
+	+$(CC) $(LDFLAGS) $(if $(LTO_FLAGS),$(OPTFLAGS) $(ISA_FLAGS) $(LTO_FLAGS)) -o $@ $(MAIN_OBJ) $(LIB) $(LDLIBS)
 
 $(NL_LIB): $(NL_OBJS)
 	@mkdir -p $(@D)

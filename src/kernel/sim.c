@@ -346,6 +346,10 @@ int sim_run(struct sim *s)
 	sim_start(s);
 	double started = wall_seconds(), last = started;
 	uint64_t now = 0;
+	/* the last timer ids: compaction's, and madvise's before them (their
+	 * numbers are the configuration's, fixed for the run) */
+	const uint32_t compaction_first = s->nr_timers - compaction_nr_timers(s);
+	const uint32_t madvise_first = compaction_first - madvise_nr_timers(s);
 	while (!timerq_empty(&s->e.q) && !s->stop) {
 		uint32_t id = timerq_pop(&s->e.q, &now);
 		s->st.events++;
@@ -365,9 +369,9 @@ int sim_run(struct sim *s)
 				mm_debug_tick(s, now);
 			if (s->progress)
 				progress(s, now, started, &last);
-		} else if (id >= s->nr_timers - compaction_nr_timers(s)) {
+		} else if (id >= compaction_first) {
 			compaction_timer(s, id, now);
-		} else if (id >= s->nr_timers - compaction_nr_timers(s) - madvise_nr_timers(s)) {
+		} else if (id >= madvise_first) {
 			madvise_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);

@@ -250,17 +250,20 @@ static inline void steal_irq(struct sim *s, int cpu, double ns, uint64_t now)
 
 /* A full flush at @now: charge the refill its thread will do, at most
  * @full (machine_tlb_refill_ns, for a caller that has it at hand). */
-static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, double full)
+static inline void tlb_refill_acct(struct cpu_state *c, struct cpu_acct *a, uint64_t now,
+				   double full)
 {
 	/* A TLB flushed a moment ago holds only what was refilled since, and
 	 * refilling runs at about one walk per entry: cap by the time elapsed. */
-	struct cpu_state *c = &s->cpus[cpu];
-	struct cpu_acct *a = &s->e.acct[cpu];
 	double since = (double)(now - c->last_full_flush);
 	double ns = since < full ? since : full;
 	a->cost[COST_TLB_REFILL] += ns;
 	a->busy_ns += ns;
 	c->last_full_flush = now;
+}
+static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, double full)
+{
+	tlb_refill_acct(&s->cpus[cpu], &s->e.acct[cpu], now, full);
 }
 
 /* A full flush at @now: charge the refill its thread will do. */

@@ -110,6 +110,12 @@ void count_numa_interleave_hit(struct sim *s, int nid)
 	s->node_numa[(size_t)nid * NR_NUMA_STAT_ITEMS + NUMA_INTERLEAVE_HIT]++;
 }
 
+/* count_numa_interleave_hit for @nr allocations at once. */
+void count_numa_interleave_hits(struct sim *s, int nid, unsigned long nr)
+{
+	s->node_numa[(size_t)nid * NR_NUMA_STAT_ITEMS + NUMA_INTERLEAVE_HIT] += nr;
+}
+
 bool node_has_free_block(const struct sim *s, int nid, unsigned order)
 {
 	for (unsigned o = order; o < NR_PAGE_ORDERS; o++)

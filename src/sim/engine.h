@@ -146,6 +146,26 @@ static inline void engine_steal_irq(struct engine *e, int cpu, bool running, dou
 		engine_delay(e, cpu, ns, now);
 }
 
+/* engine_steal_irq for a CPU @a that is not the running step's (an IPI
+ * round's receiver), with @ns_whole = ns_from_double(@ns) computed once for
+ * the round: the same updates, in the same order. */
+static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, bool running,
+					  double ns, uint64_t ns_whole, uint64_t now)
+{
+	a->cost[COST_IPI_HANDLE] += ns;
+	a->busy_ns += ns;
+	a->stolen_ns += ns;
+	if (!running)
+		return;
+	if (!a->in_kernel) {
+		if (a->busy_until > now)
+			a->busy_until += ns_whole;
+		return;
+	}
+	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
+		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_whole);
+}
+
 /* Time taken from another CPU's work.  Refill walks are the thread's own
  * memory touches, just slower: they cost throughput but delay nothing.
  * Everything else is interrupt time and delays the work in flight. */

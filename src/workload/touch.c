@@ -143,16 +143,29 @@ uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t
 	uint32_t n = tm->grp_count[g], pos = 0;
 	/* Descend from the largest power of two <= n.  Whether a level takes
 	 * its step is a data-dependent coin flip, which a branch predicts no
-	 * better than chance: it is computed with masks instead.  Only the
-	 * test against n, the same for every descent of the group, branches. */
+	 * better than chance: it is two selects instead (conditional moves
+	 * on x86-64, which the compiler turns back into a branch if left to
+	 * itself; masks elsewhere).  Only the test against n, the same for
+	 * every descent of the group, branches. */
 	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
 		uint32_t next = pos + step;
 		if (next > n)
 			continue;
 		uint64_t v = tree[next];
+#if defined(__x86_64__) && defined(__GNUC__)
+		uint64_t left = k - v;
+		/* if (v <= k) { pos = next; k = left; } */
+		__asm__("cmp %[v], %[k]\n\t"
+			"cmovae %[next], %[pos]\n\t"
+			"cmovae %[left], %[k]"
+			: [pos] "+r"(pos), [k] "+r"(k)
+			: [v] "r"(v), [next] "r"(next), [left] "r"(left)
+			: "cc");
+#else
 		uint64_t take = -(uint64_t)(v <= k);
 		pos += step & (uint32_t)take;
 		k -= v & take;
+#endif
 	}
 	*rem = k;
 	return tm->grp_tables[tm->grp_first[g] + pos];

@@ -239,8 +239,7 @@ static void first_touch_stats(struct sim *s, const struct first_touch_policy *po
 {
 	zone_statistics(s, want, nid, s->cpus[cpu].node, nr);
 	if ((pol->mode == FT_INTERLEAVE || pol->mode == FT_WEIGHTED) && nid == want)
-		for (unsigned long k = 0; k < folios; k++)
-			count_numa_interleave_hit(s, nid);
+		count_numa_interleave_hits(s, nid, folios); /* one per folio */
 }
 
 static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struct pte_table *t,
@@ -524,15 +523,21 @@ static double class_latency_compute(struct sim *s, int cls, int node);
 
 static void class_frac_compute(struct sim *s, int cls, double *frac);
 
-static void class_refresh(struct sim *s, int cls)
+static void class_recompute(struct sim *s, int cls)
 {
-	if (!s->w.lat_stale[cls])
-		return;
 	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
 	class_frac_compute(s, cls, &s->w.frac_cache[row]);
 	s->w.lat_stale[cls] = 0;
+}
+
+/* Called for every running task at every rate refresh, where a class is
+ * seldom stale: the test is inlined, the work is not. */
+static inline void class_refresh(struct sim *s, int cls)
+{
+	if (s->w.lat_stale[cls])
+		class_recompute(s, cls);
 }
 
 static double class_latency(struct sim *s, int cls, int node)

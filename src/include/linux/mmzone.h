@@ -59,6 +59,7 @@ extern const char *const numa_stat_names[NR_NUMA_STAT_ITEMS];
 void zone_statistics(struct sim *s, int preferred, int nid, int local, unsigned long nr);
 /* An MPOL_(WEIGHTED_)INTERLEAVE allocation landed on its interleave node. */
 void count_numa_interleave_hit(struct sim *s, int nid);
+void count_numa_interleave_hits(struct sim *s, int nid, unsigned long nr);
 
 /* A free block of at least @order on @nid? */
 bool node_has_free_block(const struct sim *s, int nid, unsigned order);

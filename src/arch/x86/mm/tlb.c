@@ -68,117 +68,153 @@ void tlb_full_flush_refill(struct sim *s, int cpu)
 	tlb_refill_at(s, cpu, sim_now(s));
 }
 
-/* What flush_tlb_func reads of the machine and the kernel for every CPU,
- * loaded once per round: the compiler would reload them after each store
- * to a CPU's counters, which might alias them. */
-struct flush_consts {
-	double invlpg_ns, cr3_flush_ns, refill_ns;
-	bool lazy_mm_cpumask, trace;
+/* What flush_tlb_func reads of the machine, the kernel and the flush for
+ * every CPU, loaded (and what can be, computed) once per round: the
+ * compiler would reload them after each store to a CPU's counters, which
+ * might alias them.  The receivers' times are the same sums flush_tlb_func
+ * would form for each (the handler plus the flush's cost), so they are
+ * the same doubles. */
+struct flush_round {
+	struct cpu_state *cpus;
+	struct cpu_acct *acct;
+	struct mm_struct *mm;         /* the flush_tlb_info's */
+	uint64_t new_tlb_gen;
+	unsigned long nr;             /* pages of a range flush */
+	bool range;                   /* f->end != TLB_FLUSH_ALL */
+	bool lazy_mm_cpumask, trace, oracle;
+	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
+	double handler;               /* a receiver's interrupt */
+	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
+	uint64_t recv_none_ns, recv_range_ns, recv_full_ns; /* the same, in whole ns */
+	uint64_t now;
 };
 
-static inline struct flush_consts flush_consts(const struct sim *s)
+static inline __attribute__((always_inline)) struct flush_round
+flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler, uint64_t now)
 {
-	return (struct flush_consts){
-		.invlpg_ns = s->m.cost.invlpg_ns, .cr3_flush_ns = s->m.cost.cr3_flush_ns,
-		.refill_ns = machine_tlb_refill_ns(&s->m), .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
-		.trace = trace_on(s, TR_TLB_FLUSH),
+	struct flush_round r = {
+		.cpus = s->cpus, .acct = s->e.acct, .mm = f->mm, .new_tlb_gen = f->new_tlb_gen,
+		.range = f->end != TLB_FLUSH_ALL, .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
+		.trace = trace_on(s, TR_TLB_FLUSH), .oracle = s->oracle != NULL,
+		.cr3_flush_ns = s->m.cost.cr3_flush_ns, .refill_ns = machine_tlb_refill_ns(&s->m),
+		.handler = handler, .now = now,
 	};
+	r.nr = r.range ? (unsigned long)((f->end - f->start) >> f->stride_shift) : 0;
+	r.range_ns = (double)r.nr * s->m.cost.invlpg_ns;
+	r.recv_none = handler + 0.0;
+	r.recv_range = handler + r.range_ns;
+	r.recv_full = handler + r.cr3_flush_ns;
+	r.recv_none_ns = ns_from_double(r.recv_none);
+	r.recv_range_ns = ns_from_double(r.recv_range);
+	r.recv_full_ns = ns_from_double(r.recv_full);
+	return r;
 }
 
 /* flush_tlb_func: runs on every targeted CPU, the initiator included
  * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
- * from its thread: @handler is the interrupt's part, @now the round's time. */
+ * from its thread: r->handler is the interrupt's part, r->now the round's
+ * time.  @hooks: the oracle or the trace may be on; @batch: the flush is
+ * arch_tlbbatch_flush's (no mm, no generation, everything); @awake: the
+ * CPU is known not to be lazy.  Constants where this is inlined, so that
+ * the common rounds test only what can differ from CPU to CPU. */
 static inline __attribute__((always_inline)) void
-flush_tlb_func_on(struct sim *s, int cpu, const struct flush_tlb_info *f, double handler,
-		  uint64_t now, bool local, const struct flush_consts *k)
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool hooks,
+		  bool batch, bool awake)
 {
-	struct cpu_state *c = &s->cpus[cpu];
+	struct cpu_state *c = &r->cpus[cpu];
 	struct mm_struct *loaded = c->loaded_mm;
-	double cost = 0;
+	struct mm_struct *const f_mm = batch ? NULL : r->mm;
+	const uint64_t new_tlb_gen = batch ? 0 : r->new_tlb_gen;
+	const bool range = batch ? false : r->range;
+	const uint64_t now = r->now;
+	double cost = 0, recv = r->recv_none;
+	uint64_t recv_ns = r->recv_none_ns;
 
 	if (!local) {
 		c->irq_tlb_count++;
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
 	long pages = 0;
-	if (f->mm && f->mm != loaded) {
+	if (f_mm && f_mm != loaded) {
 		/* v6.14+: a CPU that left the mm clears itself when a flush of
 		 * it still reaches it; before, it was cleared at switch-out */
-		if (k->lazy_mm_cpumask) {
-			cpumask_clear_cpu(cpu, &f->mm->cpumask);
-			trace(s, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
-			      TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+		if (r->lazy_mm_cpumask) {
+			cpumask_clear_cpu(cpu, &f_mm->cpumask);
+			if (hooks && r->trace)
+				trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0,
+					   now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
 		}
 		goto out;
 	}
 	if (!loaded || loaded->global_asid)
 		goto out;
-	if (c->is_lazy) {
+	if (!awake && c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
-		if (!k->lazy_mm_cpumask)
+		if (!r->lazy_mm_cpumask)
 			cpumask_clear_cpu(cpu, &loaded->cpumask);
 		c->asid_gen[c->loaded_asid] = c->loaded_gen;
 		c->loaded_mm = NULL;
 		c->is_lazy = false;
 		goto out;
 	}
-	if (f->new_tlb_gen && f->new_tlb_gen <= c->loaded_gen)
+	if (new_tlb_gen && new_tlb_gen <= c->loaded_gen)
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
 	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
 	if (c->loaded_gen == mm_gen)
 		goto out;
 
-	if (f->end != TLB_FLUSH_ALL && f->new_tlb_gen == c->loaded_gen + 1 &&
-	    f->new_tlb_gen == mm_gen) {
-		unsigned long nr = (f->end - f->start) >> f->stride_shift;
-		cost = (double)nr * k->invlpg_ns;
-		pages = (long)nr;
+	if (range && new_tlb_gen == c->loaded_gen + 1 && new_tlb_gen == mm_gen) {
+		cost = r->range_ns;
+		recv = r->recv_range;
+		recv_ns = r->recv_range_ns;
+		pages = (long)r->nr;
 		if (local)
-			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += nr;
-		if (s->oracle)
+			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += r->nr;
+		if (hooks && r->oracle)
 			oracle_range_cpu(s, cpu);
 	} else {
-		cost = k->cr3_flush_ns;
+		cost = r->cr3_flush_ns;
+		recv = r->recv_full;
+		recv_ns = r->recv_full_ns;
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
-		tlb_refill_capped(s, cpu, now, k->refill_ns);
-		if (s->oracle)
+		tlb_refill_acct(c, &r->acct[cpu], now, r->refill_ns);
+		if (hooks && r->oracle)
 			oracle_drop_mm(s, cpu, loaded, "flush_tlb_func: full flush");
 	}
 	c->loaded_gen = mm_gen;
-	if (k->trace)
+	if (hooks && r->trace)
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
-			   local ? (f->mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
+			   local ? (f_mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
 out:
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
-	else
-		steal_irq(s, cpu, handler + cost, now);
+	else /* a receiver is never the running step's CPU: nothing of it is charged */
+		engine_steal_irq_other(&s->e, &r->acct[cpu], c->curr != NULL, recv, recv_ns, now);
 }
 
 static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
 			   double handler, uint64_t now)
 {
-	struct flush_consts k = flush_consts(s);
-	flush_tlb_func_on(s, cpu, f, handler, now, cpu == f->initiating_cpu, &k);
+	struct flush_round r = flush_round(s, f, handler, now);
+	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, false, false);
 }
 
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
  * should_flush_tlb from v6.14 (lazy CPUs are skipped; a CPU running
- * another mm gets the flush only when the mask is being trimmed). */
-static bool should_flush_tlb(struct sim *s, int cpu, const struct flush_tlb_info *f,
-			     const struct flush_consts *k)
+ * another mm gets the flush only when the mask is being trimmed).
+ * @any_mm: the round goes to CPUs whatever mm they run (before v6.14, a
+ * batch flush, or a trimming flush). */
+static inline bool should_flush_tlb(const struct cpu_state *c, const struct flush_round *r,
+				    bool any_mm)
 {
-	struct cpu_state *c = &s->cpus[cpu];
 	if (c->is_lazy)
 		return false;
-	if (!k->lazy_mm_cpumask || !f->mm)
-		return true;
-	return c->loaded_mm == f->mm || f->trim_cpumask;
+	return any_mm || c->loaded_mm == r->mm;
 }
 
 /* should_trim_cpumask (v6.14+): at most once a second per mm. */
@@ -191,6 +227,33 @@ static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
 	return true;
 }
 
+/* The receivers of a round, in CPU order (@self, the initiator, left out).
+ * Each word of the mask is read once, before its CPUs are handled: a
+ * receiver may clear its own bit of the mask being walked.  Returns the
+ * number of IPIs sent.  @hooks, @batch: as for flush_tlb_func_on. */
+static inline __attribute__((always_inline)) int
+flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_round *r,
+		int self, bool all, bool any_mm, bool hooks, bool batch)
+{
+	int nr_ipis = 0;
+	for (int w = 0; w < nr_cpu_words; w++) {
+		uint64_t b = mask->bits[w];
+		if (w == self >> 6)
+			b &= ~(1ull << (self & 63));
+		for (; b; b &= b - 1) {
+			int cpu = w * 64 + __builtin_ctzll(b);
+			if (!all && !should_flush_tlb(&r->cpus[cpu], r, any_mm))
+				continue;
+			nr_ipis++;
+			if (all)
+				flush_tlb_func_on(s, cpu, r, false, hooks, batch, false);
+			else /* should_flush_tlb saw it awake */
+				flush_tlb_func_on(s, cpu, r, false, hooks, batch, true);
+		}
+	}
+	return nr_ipis;
+}
+
 /* native_flush_tlb_multi: IPI the targets, run the callback locally too,
  * wait for every receiver.  The initiator pays a per-target send cost and
  * the delivery and handling time of the round; each receiver pays its
@@ -199,7 +262,7 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 			    const struct flush_tlb_info *f)
 {
 	const struct cost_model *cm = &s->m.cost;
-	int self = s->e.cpu, cpu, nr_ipis = 0;
+	int self = s->e.cpu, nr_ipis;
 	bool all = f->freed_tables;
 
 	uint64_t now = sim_now(s);
@@ -208,16 +271,17 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	count_vm_event(s, NR_TLB_REMOTE_FLUSH);
 	s->st.flush_rounds++;
 	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
-	const struct flush_consts k = flush_consts(s);
-	const double handler = cm->ipi_handler_ns;
-	for_each_cpu(cpu, mask) {
-		if (cpu == self || (!all && !should_flush_tlb(s, cpu, f, &k)))
-			continue;
-		nr_ipis++;
-		/* a receiver (the initiator's own flush comes last): inlined,
-		 * as a round runs it for up to every CPU */
-		flush_tlb_func_on(s, cpu, f, handler, now, false, &k);
-	}
+	const struct flush_round r = flush_round(s, f, cm->ipi_handler_ns, now);
+	const bool any_mm = !r.lazy_mm_cpumask || !f->mm || f->trim_cpumask;
+	/* a receiver (the initiator's own flush comes last): inlined, as a
+	 * round runs it for up to every CPU, and apart for the common round
+	 * with neither the oracle nor the trace to call */
+	if (r.oracle || r.trace)
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, false);
+	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL && !all)
+		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
+	else
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, false);
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
