@@ -41,15 +41,23 @@ void timerq_set_far(struct timerq *q, uint32_t id)
 		q->far[id] = 1;
 }
 
+/* (time, id) order.  With 128-bit integers the pair compares as one
+ * number, time in the high half: a compare and a subtract with borrow, no
+ * branch. */
 static inline bool before(struct timerq_entry a, struct timerq_entry b)
 {
-	return a.when < b.when || (a.when == b.when && a.id < b.id);
+#ifdef __SIZEOF_INT128__
+	__extension__ typedef unsigned __int128 u128;
+	return (((u128)a.when << 64) | a.id) < (((u128)b.when << 64) | b.id);
+#else
+	return (a.when < b.when) | ((a.when == b.when) & (a.id < b.id));
+#endif
 }
 
 static inline void place(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
 {
 	h->heap[i] = e;
-	q->pos[e.id] = i;
+	q->pos[(uint32_t)e.id] = i;
 }
 
 static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
@@ -64,20 +72,31 @@ static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct 
 	place(q, h, i, e);
 }
 
+/* The earliest child is found by a two-round tournament when all four
+ * children exist.  Ids are distinct, so (time, id) keys are totally ordered
+ * and the earliest child is the same whatever order the comparisons take. */
 static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
 {
+	struct timerq_entry *a = h->heap;
+	uint32_t size = h->size;
 	for (;;) {
 		uint32_t first = 4 * i + 1;
-		if (first >= h->size)
+		uint32_t best;
+		if (first + 4 <= size) {
+			uint32_t b01 = first + before(a[first + 1], a[first]);
+			uint32_t b23 = first + 2 + before(a[first + 3], a[first + 2]);
+			best = before(a[b23], a[b01]) ? b23 : b01;
+		} else {
+			if (first >= size)
+				break;
+			best = first;
+			for (uint32_t c = first + 1; c < size; c++)
+				if (before(a[c], a[best]))
+					best = c;
+		}
+		if (!before(a[best], e))
 			break;
-		uint32_t last = first + 4 < h->size ? first + 4 : h->size;
-		uint32_t best = first;
-		for (uint32_t c = first + 1; c < last; c++)
-			if (before(h->heap[c], h->heap[best]))
-				best = c;
-		if (!before(h->heap[best], e))
-			break;
-		place(q, h, i, h->heap[best]);
+		place(q, h, i, a[best]);
 		i = best;
 	}
 	place(q, h, i, e);
@@ -95,7 +114,7 @@ static void drop_held(struct timerq *q)
 
 void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 {
-	struct timerq_entry e = { when, id };
+	struct timerq_entry e = { .id = id, .when = when };
 	struct timerq_heap *h = &q->h[q->far[id]];
 	q->when[id] = when;
 	if (q->held != TIMER_IDLE) {
@@ -143,7 +162,7 @@ uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 	int which = q->h[1].size && (!q->h[0].size || before(q->h[1].heap[0], q->h[0].heap[0]));
 	struct timerq_entry top = q->h[which].heap[0];
 	*when = top.when;
-	q->pos[top.id] = TIMER_IDLE;
-	q->held = top.id; /* stays at the root until the next operation */
-	return top.id;
+	q->pos[(uint32_t)top.id] = TIMER_IDLE;
+	q->held = (uint32_t)top.id; /* stays at the root until the next operation */
+	return (uint32_t)top.id;
 }

@@ -29,9 +29,11 @@
 
 #define TIMER_IDLE UINT32_MAX
 
+/* id is 64 bits wide (the entry is 16 bytes either way) so that where the
+ * compiler has 128-bit integers, (time, id) compares as one number. */
 struct timerq_entry {
+	uint64_t id;
 	uint64_t when;
-	uint32_t id;
 };
 
 struct timerq_heap {
