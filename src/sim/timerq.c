@@ -74,18 +74,23 @@ static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct 
 
 /* The earliest child is found by a two-round tournament when all four
  * children exist.  Ids are distinct, so (time, id) keys are totally ordered
- * and the earliest child is the same whatever order the comparisons take. */
-static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
+ * and the earliest child is the same whatever order the comparisons take.
+ * The moving timer is passed as its two words, not as a struct, so that it
+ * stays in registers. */
+static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, uint64_t id, uint64_t when)
 {
 	struct timerq_entry *a = h->heap;
-	uint32_t size = h->size;
+	uint32_t *pos = q->pos;
+	const uint32_t size = h->size;
+	const struct timerq_entry e = { .id = id, .when = when };
 	for (;;) {
 		uint32_t first = 4 * i + 1;
 		uint32_t best;
 		if (first + 4 <= size) {
-			uint32_t b01 = first + before(a[first + 1], a[first]);
-			uint32_t b23 = first + 2 + before(a[first + 3], a[first + 2]);
-			best = before(a[b23], a[b01]) ? b23 : b01;
+			const struct timerq_entry *c = a + first;
+			uint32_t b01 = before(c[1], c[0]);
+			uint32_t b23 = 2 + before(c[3], c[2]);
+			best = first + (before(c[b23], c[b01]) ? b23 : b01);
 		} else {
 			if (first >= size)
 				break;
@@ -96,10 +101,12 @@ static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, struc
 		}
 		if (!before(a[best], e))
 			break;
-		place(q, h, i, a[best]);
+		a[i] = a[best];
+		pos[(uint32_t)a[i].id] = i;
 		i = best;
 	}
-	place(q, h, i, e);
+	a[i] = e;
+	pos[(uint32_t)id] = i;
 }
 
 /* Remove the held timer from its heap's root (what a pop used to do at once). */
@@ -109,7 +116,7 @@ static void drop_held(struct timerq *q)
 	q->held = TIMER_IDLE;
 	struct timerq_entry last = h->heap[--h->size];
 	if (h->size)
-		sift_down(q, h, 0, last);
+		sift_down(q, h, 0, last.id, last.when);
 }
 
 void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
@@ -120,7 +127,7 @@ void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 	if (q->held != TIMER_IDLE) {
 		if (id == q->held) { /* the popped timer re-armed: in place */
 			q->held = TIMER_IDLE;
-			sift_down(q, h, 0, e);
+			sift_down(q, h, 0, id, when);
 			return;
 		}
 		drop_held(q);
@@ -133,7 +140,7 @@ void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 	if (before(e, h->heap[i]))
 		sift_up(q, h, i, e);
 	else
-		sift_down(q, h, i, e);
+		sift_down(q, h, i, id, when);
 }
 
 void timerq_cancel(struct timerq *q, uint32_t id)
@@ -151,7 +158,7 @@ void timerq_cancel(struct timerq *q, uint32_t id)
 	if (i > 0 && before(last, h->heap[(i - 1) / 4]))
 		sift_up(q, h, i, last);
 	else
-		sift_down(q, h, i, last);
+		sift_down(q, h, i, last.id, last.when);
 }
 
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
