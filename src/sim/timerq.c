@@ -119,19 +119,22 @@ static void drop_held(struct timerq *q)
 		sift_down(q, h, 0, last.id, last.when);
 }
 
-void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
+/* The popped timer re-armed: in place, one sift down from the root. */
+void timerq_rearm_held(struct timerq *q, uint32_t id, uint64_t when)
+{
+	q->when[id] = when;
+	q->held = TIMER_IDLE;
+	sift_down(q, &q->h[q->far[id]], 0, id, when);
+}
+
+/* Any other timer: the held one, if any, leaves the root first. */
+void timerq_set_other(struct timerq *q, uint32_t id, uint64_t when)
 {
 	struct timerq_entry e = { .id = id, .when = when };
 	struct timerq_heap *h = &q->h[q->far[id]];
 	q->when[id] = when;
-	if (q->held != TIMER_IDLE) {
-		if (id == q->held) { /* the popped timer re-armed: in place */
-			q->held = TIMER_IDLE;
-			sift_down(q, h, 0, id, when);
-			return;
-		}
+	if (q->held != TIMER_IDLE)
 		drop_held(q);
-	}
 	uint32_t i = q->pos[id];
 	if (i == TIMER_IDLE) {
 		sift_up(q, h, h->size++, e);
