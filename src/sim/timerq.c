@@ -41,15 +41,23 @@ void timerq_set_far(struct timerq *q, uint32_t id)
 		q->far[id] = 1;
 }
 
+/* (time, id) order.  With 128-bit integers the pair compares as one
+ * number, time in the high half: a compare and a subtract with borrow, no
+ * branch. */
 static inline bool before(struct timerq_entry a, struct timerq_entry b)
 {
-	return a.when < b.when || (a.when == b.when && a.id < b.id);
+#ifdef __SIZEOF_INT128__
+	__extension__ typedef unsigned __int128 u128;
+	return (((u128)a.when << 64) | a.id) < (((u128)b.when << 64) | b.id);
+#else
+	return (a.when < b.when) | ((a.when == b.when) & (a.id < b.id));
+#endif
 }
 
 static inline void place(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
 {
 	h->heap[i] = e;
-	q->pos[e.id] = i;
+	q->pos[(uint32_t)e.id] = i;
 }
 
 static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
@@ -64,23 +72,41 @@ static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct 
 	place(q, h, i, e);
 }
 
-static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
+/* The earliest child is found by a two-round tournament when all four
+ * children exist.  Ids are distinct, so (time, id) keys are totally ordered
+ * and the earliest child is the same whatever order the comparisons take.
+ * The moving timer is passed as its two words, not as a struct, so that it
+ * stays in registers. */
+static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, uint64_t id, uint64_t when)
 {
+	struct timerq_entry *a = h->heap;
+	uint32_t *pos = q->pos;
+	const uint32_t size = h->size;
+	const struct timerq_entry e = { .id = id, .when = when };
 	for (;;) {
 		uint32_t first = 4 * i + 1;
-		if (first >= h->size)
+		uint32_t best;
+		if (first + 4 <= size) {
+			const struct timerq_entry *c = a + first;
+			uint32_t b01 = before(c[1], c[0]);
+			uint32_t b23 = 2 + before(c[3], c[2]);
+			best = first + (before(c[b23], c[b01]) ? b23 : b01);
+		} else {
+			if (first >= size)
+				break;
+			best = first;
+			for (uint32_t c = first + 1; c < size; c++)
+				if (before(a[c], a[best]))
+					best = c;
+		}
+		if (!before(a[best], e))
 			break;
-		uint32_t last = first + 4 < h->size ? first + 4 : h->size;
-		uint32_t best = first;
-		for (uint32_t c = first + 1; c < last; c++)
-			if (before(h->heap[c], h->heap[best]))
-				best = c;
-		if (!before(h->heap[best], e))
-			break;
-		place(q, h, i, h->heap[best]);
+		a[i] = a[best];
+		pos[(uint32_t)a[i].id] = i;
 		i = best;
 	}
-	place(q, h, i, e);
+	a[i] = e;
+	pos[(uint32_t)id] = i;
 }
 
 /* Remove the held timer from its heap's root (what a pop used to do at once). */
@@ -90,22 +116,25 @@ static void drop_held(struct timerq *q)
 	q->held = TIMER_IDLE;
 	struct timerq_entry last = h->heap[--h->size];
 	if (h->size)
-		sift_down(q, h, 0, last);
+		sift_down(q, h, 0, last.id, last.when);
 }
 
-void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
+/* The popped timer re-armed: in place, one sift down from the root. */
+void timerq_rearm_held(struct timerq *q, uint32_t id, uint64_t when)
 {
-	struct timerq_entry e = { when, id };
+	q->when[id] = when;
+	q->held = TIMER_IDLE;
+	sift_down(q, &q->h[q->far[id]], 0, id, when);
+}
+
+/* Any other timer: the held one, if any, leaves the root first. */
+void timerq_set_other(struct timerq *q, uint32_t id, uint64_t when)
+{
+	struct timerq_entry e = { .id = id, .when = when };
 	struct timerq_heap *h = &q->h[q->far[id]];
 	q->when[id] = when;
-	if (q->held != TIMER_IDLE) {
-		if (id == q->held) { /* the popped timer re-armed: in place */
-			q->held = TIMER_IDLE;
-			sift_down(q, h, 0, e);
-			return;
-		}
+	if (q->held != TIMER_IDLE)
 		drop_held(q);
-	}
 	uint32_t i = q->pos[id];
 	if (i == TIMER_IDLE) {
 		sift_up(q, h, h->size++, e);
@@ -114,7 +143,7 @@ void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 	if (before(e, h->heap[i]))
 		sift_up(q, h, i, e);
 	else
-		sift_down(q, h, i, e);
+		sift_down(q, h, i, id, when);
 }
 
 void timerq_cancel(struct timerq *q, uint32_t id)
@@ -132,7 +161,7 @@ void timerq_cancel(struct timerq *q, uint32_t id)
 	if (i > 0 && before(last, h->heap[(i - 1) / 4]))
 		sift_up(q, h, i, last);
 	else
-		sift_down(q, h, i, last);
+		sift_down(q, h, i, last.id, last.when);
 }
 
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
@@ -143,7 +172,7 @@ uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 	int which = q->h[1].size && (!q->h[0].size || before(q->h[1].heap[0], q->h[0].heap[0]));
 	struct timerq_entry top = q->h[which].heap[0];
 	*when = top.when;
-	q->pos[top.id] = TIMER_IDLE;
-	q->held = top.id; /* stays at the root until the next operation */
-	return top.id;
+	q->pos[(uint32_t)top.id] = TIMER_IDLE;
+	q->held = (uint32_t)top.id; /* stays at the root until the next operation */
+	return (uint32_t)top.id;
 }

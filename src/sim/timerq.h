@@ -29,9 +29,11 @@
 
 #define TIMER_IDLE UINT32_MAX
 
+/* id is 64 bits wide (the entry is 16 bytes either way) so that where the
+ * compiler has 128-bit integers, (time, id) compares as one number. */
 struct timerq_entry {
+	uint64_t id;
 	uint64_t when;
-	uint32_t id;
 };
 
 struct timerq_heap {
@@ -52,8 +54,17 @@ int timerq_init(struct timerq *q, uint32_t nr_ids);
 void timerq_free(struct timerq *q);
 /* Put idle timer @id in the far heap (only a matter of speed). */
 void timerq_set_far(struct timerq *q, uint32_t id);
-/* Arm or re-arm timer @id to expire at @when. */
-void timerq_set(struct timerq *q, uint32_t id, uint64_t when);
+void timerq_set_other(struct timerq *q, uint32_t id, uint64_t when);
+void timerq_rearm_held(struct timerq *q, uint32_t id, uint64_t when);
+/* Arm or re-arm timer @id to expire at @when.  The common case, the timer
+ * just popped re-armed by its handler, is told apart here, at the caller. */
+static inline void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
+{
+	if (id == q->held)
+		timerq_rearm_held(q, id, when);
+	else
+		timerq_set_other(q, id, when);
+}
 void timerq_cancel(struct timerq *q, uint32_t id);
 static inline bool timerq_armed(const struct timerq *q, uint32_t id)
 {
