@@ -300,11 +300,33 @@ static int plan_jobs(struct ab *ab, char *err, size_t errlen)
 /* ---- the table -------------------------------------------------------- */
 
 /* Published with the patch series "mm/migrate: don't batch the TLB flush
- * when there is nothing to batch" (2026): v7.3 and v7.3 + the v2 patch. */
-static const char *const published[NR_AB_FIGURES] = {
-	[FIG_LOSS] = "13.0-16.5% | 0.5-6.3%",
-	[FIG_KCYCLES] = "1.18-1.22M | 0.28-0.31M",
-	[FIG_IRQ_PER_MIGRATED] = "202-210 | 12.7-13.6",
+ * when there is nothing to batch" (2026): v7.3 and v7.3 + the v2 patch.
+ * The headline figures as numbers (the unit of the JSON: a fraction for the
+ * loss), min-max over its three pairs: the table's published column prints
+ * them and the ab JSON's "published" block carries them for `numasim plot`
+ * to draw on the bars. */
+#define PUBLISHED_SOURCE                                                                    \
+	"the linux-mm patch series \"mm/migrate: don't batch the TLB flush when there is " \
+	"nothing to batch\" (2026, v1/v2): v7.3 and v7.3 + the v2 patch, 2-socket 384-CPU "  \
+	"x86, three A/B pairs of 180 s"
+#define PUBLISHED_KERNEL_A "v7.3"
+#define PUBLISHED_KERNEL_B "v7.3+single-folio-v2"
+static const struct {
+	const char *kernel;
+	enum ab_figure fig;
+	double lo, hi;
+} published_ranges[] = {
+	{ PUBLISHED_KERNEL_A, FIG_LOSS, 0.130, 0.165 },
+	{ PUBLISHED_KERNEL_A, FIG_KCYCLES, 1.18e6, 1.22e6 },
+	{ PUBLISHED_KERNEL_A, FIG_IRQ_PER_MIGRATED, 202, 210 },
+	{ PUBLISHED_KERNEL_B, FIG_LOSS, 0.005, 0.063 },
+	{ PUBLISHED_KERNEL_B, FIG_KCYCLES, 0.28e6, 0.31e6 },
+	{ PUBLISHED_KERNEL_B, FIG_IRQ_PER_MIGRATED, 12.7, 13.6 },
+};
+
+/* The rest of the series' figures, approximate or for one kernel only, as
+ * the published column prints them ("v7.3 | +v2"). */
+static const char *const published_text[NR_AB_FIGURES] = {
 	[FIG_SCANNER_FLUSHES_55S] = "~11600 | -",
 	[FIG_CPR_SHARE] = "99.9% | -",
 	[FIG_GATHER_MS] = "~90 ms | 6.7 ms",
@@ -315,27 +337,6 @@ static const char *const published[NR_AB_FIGURES] = {
 	[FIG_PROTNONE_SHARE] = "- | ~96%",
 	[FIG_MIGRATIONS_PER_S] = "~1800 | -",
 	[FIG_PTE_UPDATES_PER_S] = "~108k | -",
-};
-
-/* The headline figures of the same series as numbers (the unit of the
- * JSON: a fraction for the loss), min-max over its three pairs, for the
- * ab JSON's "published" block that `numasim plot` draws on the bars.  They
- * are the ranges of the strings above. */
-#define PUBLISHED_SOURCE                                                                    \
-	"the linux-mm patch series \"mm/migrate: don't batch the TLB flush when there is " \
-	"nothing to batch\" (2026, v1/v2): v7.3 and v7.3 + the v2 patch, 2-socket 384-CPU "  \
-	"x86, three A/B pairs of 180 s"
-static const struct {
-	const char *kernel;
-	enum ab_figure fig;
-	double lo, hi;
-} published_ranges[] = {
-	{ "v7.3", FIG_LOSS, 0.130, 0.165 },
-	{ "v7.3", FIG_KCYCLES, 1.18e6, 1.22e6 },
-	{ "v7.3", FIG_IRQ_PER_MIGRATED, 202, 210 },
-	{ "v7.3+single-folio-v2", FIG_LOSS, 0.005, 0.063 },
-	{ "v7.3+single-folio-v2", FIG_KCYCLES, 0.28e6, 0.31e6 },
-	{ "v7.3+single-folio-v2", FIG_IRQ_PER_MIGRATED, 12.7, 13.6 },
 };
 
 /* The published figures apply: the seed, both runs of each pair (as the
@@ -352,6 +353,22 @@ static void format_range(char *buf, size_t len, const struct ab_figure_def *d, d
 		dec = 0;
 	/* "lo-hi", or "lo..hi" when a minus sign would make the dash ambiguous */
 	snprintf(buf, len, "%.*f%s%.*f%s", dec, lo * d->scale, lo < 0 ? ".." : "-", dec, hi * d->scale, d->unit);
+}
+
+/* The published column's cell for @f: the numeric ranges where the series
+ * gave them, or its text; NULL when it gave nothing for @f. */
+static const char *published_cell(enum ab_figure f, char *buf, size_t len)
+{
+	char r[2][48] = { "", "" };
+	for (size_t i = 0; i < sizeof(published_ranges) / sizeof(published_ranges[0]); i++)
+		if (published_ranges[i].fig == f)
+			format_range(r[strcmp(published_ranges[i].kernel, PUBLISHED_KERNEL_A) != 0],
+				     sizeof(r[0]), &ab_figures[f], published_ranges[i].lo,
+				     published_ranges[i].hi);
+	if (!r[0][0] && !r[1][0])
+		return published_text[f];
+	snprintf(buf, len, "%s | %s", r[0][0] ? r[0] : "-", r[1][0] ? r[1] : "-");
+	return buf;
 }
 
 static void print_row(struct ab *ab, enum ab_figure f, bool show_published)
@@ -371,8 +388,10 @@ static void print_row(struct ab *ab, enum ab_figure f, bool show_published)
 		format_range(buf, sizeof(buf), d, lo, hi);
 		printf(" %-22s", buf);
 	}
-	if (show_published && published[f])
-		printf(" %s", published[f]);
+	char cell[112];
+	const char *pub = show_published ? published_cell(f, cell, sizeof(cell)) : NULL;
+	if (pub)
+		printf(" %s", pub);
 	printf("\n");
 }
 
