@@ -39,30 +39,21 @@ static void perr(struct sparser *p, const char *key, const char *fmt, ...)
 /* The first error only, as FILE:LINE: key: message. */
 static void perr(struct sparser *p, const char *key, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
-	if (p->err_line)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ini_verror(p->err, p->errlen, &p->err_line, p->sp->path, p->line, key, fmt, ap);
 	va_end(ap);
-	p->err_line = p->line;
-	if (key)
-		snprintf(p->err, p->errlen, "%s:%d: %s: %s", p->sp->path, p->line, key, msg);
-	else
-		snprintf(p->err, p->errlen, "%s:%d: %s", p->sp->path, p->line, msg);
 }
 
 static void section_header(struct sparser *p, const char *line)
 {
-	const char *end = strchr(line, ']');
-	if (line[0] != '[' || !end)
-		return;
 	char name[128];
-	snprintf(name, sizeof(name), "%.*s", (int)(end - line - 1), line + 1);
-	const char *rest = end + 1 + strspn(end + 1, " \t\r\n");
+	const char *junk;
+	int kind = ini_section_header(line, name, sizeof(name), &junk);
+	if (!kind)
+		return;
 	p->sec = SEC_BAD;
-	if (*rest && *rest != '#' && *rest != ';') {
+	if (kind < 0) {
 		perr(p, name, "unexpected text after the section header");
 		return;
 	}

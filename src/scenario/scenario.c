@@ -607,30 +607,22 @@ struct parser {
 /* Keep the first error only: later ones are often its consequences. */
 static void perr(struct parser *p, const char *key, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
-	if (p->err_line)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ini_verror(p->err, p->errlen, &p->err_line, p->sc->source, p->line, key, fmt, ap);
 	va_end(ap);
-	p->err_line = p->line;
-	if (key)
-		snprintf(p->err, p->errlen, "%s:%d: %s: %s", p->sc->source, p->line, key, msg);
-	else
-		snprintf(p->err, p->errlen, "%s:%d: %s", p->sc->source, p->line, msg);
 }
 
 static void check_section_header(struct parser *p, const char *line)
 {
-	const char *end = strchr(line, ']');
-	if (line[0] != '[' || !end)
-		return; /* not a header, or a malformed one that inih reports */
 	char name[128];
-	snprintf(name, sizeof(name), "%.*s", (int)(end - line - 1), line + 1);
+	const char *rest;
+	/* not a header, or a malformed one that inih reports */
+	int kind = ini_section_header(line, name, sizeof(name), &rest);
+	if (!kind)
+		return;
 	/* after the ']' only blanks or a comment: '[workload] junk' is no header */
-	const char *rest = end + 1 + strspn(end + 1, " \t\r\n");
-	if (*rest && *rest != '#' && *rest != ';') {
+	if (kind < 0) {
 		p->section_bad = true;
 		perr(p, name, "unexpected text after the section header: '%.*s'",
 		     (int)strcspn(rest, "\r\n") < 40 ? (int)strcspn(rest, "\r\n") : 40, rest);
