@@ -295,10 +295,8 @@ static unsigned long isolate_cluster(struct sim *s, struct compactor *c)
 		uint64_t k = pg->compact_cursor_page;
 		/* a store's pages are scanned once, through its first mapping */
 		bool mine = vma == vma->store->mappers[0] && (!t->lazy || t->home_nid == c->node);
-		if (mine && t->lazy)
-			workload_materialize_table(vma, t);
 		if (mine)
-			workload_pool_settle(vma, t);
+			workload_table_sync(vma, t);
 		while (mine && k < n && pages < COMPACT_CLUSTER_MAX) {
 			uint64_t idx = vma->store_pgoff + i0 + k;
 			struct folio f = page_folio(vma->store, idx);

@@ -133,9 +133,7 @@ static void cold_pmd(struct sim *s, struct mmu_gather *tlb, struct vm_area_struc
 	const struct cost_model *cm = &s->m.cost;
 	struct pte_table *t = pte_table_of(vma, addr);
 	long looked = 0, changed = 0;
-	if (t->lazy)
-		workload_materialize_table(vma, t);
-	workload_pool_settle(vma, t); /* simulator: its pooled faults' PTEs */
+	workload_table_sync(vma, t); /* simulator: lazy build, pooled faults */
 	ptl_lock(s, t);
 	flush_tlb_batched_pending(vma->vm_mm);
 	if (t->pmd_huge && !t->pmd_protnone) {
@@ -193,9 +191,7 @@ static void zap_pmd(struct sim *s, struct mmu_gather *tlb, struct vm_area_struct
 	struct mm_struct *mm = vma->vm_mm;
 	struct pte_table *t = pte_table_of(vma, addr);
 	long looked = 0, changed = 0;
-	if (t->lazy)
-		workload_materialize_table(vma, t);
-	workload_pool_settle(vma, t); /* simulator: its pooled faults' PTEs */
+	workload_table_sync(vma, t); /* simulator: lazy build, pooled faults */
 	ptl_lock(s, t);
 	if (!flush_tlb_batched_pending(mm) && s->oracle)
 		oracle_note(s, ON_PENDING_SKIP, mm, 0);

@@ -234,9 +234,7 @@ bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate
 			call->addr = vma->vm_start;
 		while (call->addr < vma->vm_end) {
 			struct pte_table *t = pte_table_of(vma, call->addr);
-			if (t->lazy)
-				workload_materialize_table(vma, t);
-			workload_pool_settle(vma, t);
+			workload_table_sync(vma, t);
 			pte_t pte = vma->ptes[pte_index(vma, call->addr)];
 			walked++;
 			if (!pte_present(pte)) {

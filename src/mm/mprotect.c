@@ -31,9 +31,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	bool flushed = false;
 	struct pte_batch batch = { { 0, 0 } };
 
-	if (t->lazy) /* simulator: the table's pages exist from here on */
-		workload_materialize_table(vma, t);
-	workload_pool_settle(vma, t); /* simulator: its pooled faults' PTEs */
+	workload_table_sync(vma, t); /* simulator: lazy build, pooled faults */
 	if (s->oracle)
 		oracle_ctx_set(s, "change_pte_range");
 	/* pte_offset_map_lock */

@@ -916,6 +916,13 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 	tp->nid = (uint8_t)nid;
 }
 
+void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
+{
+	if (t->lazy)
+		workload_materialize_table(vma, t);
+	workload_pool_settle(vma, t);
+}
+
 void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct touch_model *tm = &vma->vm_mm->sim->w.touch;

@@ -192,6 +192,11 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
  * its pooled faults (which of its PROT_NONE pages they were is drawn now)
  * and take it out of the pool. */
 void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t);
+
+/* Simulator: bring a table's PTEs up to date before a kernel path reads
+ * them: a table not built yet is built (its pages exist from here on), a
+ * pooled table gets its aggregated faults' PTEs restored. */
+void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);
