@@ -182,6 +182,23 @@ static void scenario_note(const struct plot *p, char *title, size_t len)
 	}
 }
 
+/* The title of a run plot: --title, or "numasim: SCENARIO, N runs, @what"
+ * with the scenario note. */
+static void run_title(const struct plot *p, char *title, size_t len, const char *what)
+{
+	if (p->title) {
+		snprintf(title, len, "%s", p->title);
+		return;
+	}
+	const char *scen = mmstat_scenario_name(p->doc[0]);
+	bool same = true;
+	for (int i = 1; i < p->nr_files; i++)
+		same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
+	snprintf(title, len, "numasim: %s, %d run%s, %s", same ? scen : "several scenarios", p->nr_files,
+		 p->nr_files == 1 ? "" : "s", what);
+	scenario_note(p, title, len);
+}
+
 /* ---- the run plot ---------------------------------------------------------- */
 
 /* Legends: "kernel, seed N"; the file name where two are the same. */
@@ -456,17 +473,7 @@ static void run_script(FILE *f, const struct plot *p)
 	}
 
 	char title[512];
-	if (p->title) {
-		snprintf(title, sizeof(title), "%s", p->title);
-	} else {
-		const char *scen = mmstat_scenario_name(p->doc[0]);
-		bool same = true;
-		for (int i = 1; i < p->nr_files; i++)
-			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
-		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per simulated second",
-			 same ? scen : "several scenarios", p->nr_files, p->nr_files == 1 ? "" : "s");
-		scenario_note(p, title, sizeof(title));
-	}
+	run_title(p, title, sizeof(title), "per simulated second");
 	fprintf(f, "set multiplot layout 6,1 title ");
 	put_gp_string(f, title);
 	fprintf(f, "%s\n"
@@ -534,18 +541,8 @@ static void nodes_script(FILE *f, const struct plot *p)
 	}
 
 	char title[512];
-	if (p->title) {
-		snprintf(title, sizeof(title), "%s", p->title);
-	} else {
-		const char *scen = mmstat_scenario_name(p->doc[0]);
-		bool same = true;
-		for (int i = 1; i < p->nr_files; i++)
-			same &= !strcmp(scen, mmstat_scenario_name(p->doc[i]));
-		snprintf(title, sizeof(title), "numasim: %s, %d run%s, per-node allocation counters "
-			 "(/sys/devices/system/node/nodeN/vmstat), pages", same ? scen : "several scenarios",
-			 p->nr_files, p->nr_files == 1 ? "" : "s");
-		scenario_note(p, title, sizeof(title));
-	}
+	run_title(p, title, sizeof(title),
+		  "per-node allocation counters (/sys/devices/system/node/nodeN/vmstat), pages");
 	fprintf(f, "set multiplot layout 4,2 title ");
 	put_gp_string(f, title);
 	double w = 0.8 / p->nr_files;
