@@ -356,7 +356,11 @@ int sim_run(struct sim *s)
 		if (id == s->timer_end)
 			break;
 		if (id == s->timer_account) {
+			if (s->w.touch.nr_bulk) /* CPU time and counters, before they are read */
+				user_touch_bulk_all(s, NULL, now, false);
 			workload_account(s, now);
+			if (s->w.touch.nr_bulk)
+				user_touch_bulk_recheck(s, now);
 			workload_phase(s, now);
 			if (s->w.p.work_mops > 0 && sched_exit_done(s, now)) {
 				timeseries_tick(s, now);
@@ -386,10 +390,11 @@ int sim_run(struct sim *s)
 			}
 		}
 	}
-	if (mm_debug_enabled(s, &s->debug) && !s->stop)
-		mm_debug_final(s);
 	if (!s->end_ns)
 		s->end_ns = s->duration_ns;
+	user_touch_bulk_all(s, NULL, s->end_ns, true); /* the faults drawn in bulk, to the end */
+	if (mm_debug_enabled(s, &s->debug) && !s->stop)
+		mm_debug_final(s);
 	workload_account(s, s->end_ns);
 	timeseries_finish(s, s->end_ns);
 	for (int i = 0; i < s->nr_tasks; i++) {

@@ -82,6 +82,7 @@ struct sim_stats {
 	uint64_t task_node_moves;         /* ... to another node */
 	uint64_t events;
 	uint64_t hint_faults_pooled;      /* faults on pooled tables (aggregated mode) */
+	uint64_t hint_faults_bulk;        /* of them, drawn in bulk (no event each) */
 };
 
 struct sched_state;
@@ -297,6 +298,14 @@ void sim_start(struct sim *s);
 /* Run until duration_ns, the fixed work's end, or until something sets
  * s->stop; returns 0. */
 int sim_run(struct sim *s);
+
+/* Aggregated mode, a slice in bulk (docs/model.md 3.3b; kernel/sched/user.c):
+ * apply its faults up to @upto; or that, and go back to one event per
+ * fault -- before anything looks at what its faults change. */
+void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto);
+void user_touch_bulk_end(struct sim *s, uint32_t g);
+/* Every slice in bulk (of @mm only, if not NULL): up to @upto, and @end. */
+void user_touch_bulk_all(struct sim *s, const struct mm_struct *mm, uint64_t upto, bool end);
 
 /* Timer ids: per task (tick, activity, slice touches), then per process
  * (shared-region touches), then the accounting and end timers. */

@@ -28,7 +28,7 @@ static const struct stat_def stat_defs[] = {
 	U(migr_in_chunk), U(migr_pte_protnone), U(batch_flushes), U(flush_rounds),
 	U(broadcasts), U(hint_faults_lost), U(scan_period_resets), U(numa_task_moves),
 	U(numa_task_swaps), U(context_switches), U(task_migrations), U(task_node_moves), U(events),
-	U(hint_faults_pooled),
+	U(hint_faults_pooled), U(hint_faults_bulk),
 };
 
 _Static_assert(sizeof(stat_defs) / sizeof(stat_defs[0]) * 8 == sizeof(struct sim_stats),
@@ -265,8 +265,10 @@ static void text_instrumentation(const struct sim *s, FILE *out)
 	line_count(out, "broadcast flushes (INVLPGB / TLBI)", st->broadcasts);
 	line_count(out, "touches lost (toucher in the kernel or an IRQ)", st->hint_faults_lost);
 	line_count(out, "simulation events", st->events);
-	if (!s->exact)
+	if (!s->exact) {
 		line_count(out, "hint faults aggregated (pooled tables)", st->hint_faults_pooled);
+		line_count(out, "  of them drawn in bulk", st->hint_faults_bulk);
+	}
 }
 
 /* Where the tasks ran and how they moved (se.nr_migrations summed; the

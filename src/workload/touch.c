@@ -64,6 +64,11 @@ void touch_free(struct touch_model *tm)
 	free(tm->key);
 	free(tm->rate);
 	free(tm->pool);
+	free(tm->pool_w);
+	free(tm->pool_tables);
+	free(tm->pool_nid);
+	free(tm->bulk);
+	free(tm->bulk_from);
 	struct engine *e = tm->e;
 	memset(tm, 0, sizeof(*tm)); /* safe to free again */
 	tm->e = e;
@@ -71,10 +76,21 @@ void touch_free(struct touch_model *tm)
 
 int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 {
+	size_t n = tm->nr_slices ? tm->nr_slices : 1;
 	tm->pool = calloc(nr_tables ? nr_tables : 1, sizeof(*tm->pool));
 	tm->pool_key = rng_stream(seed, RNG_POOL, 0).key;
 	tm->pool_ctr = 0;
-	return tm->pool ? 0 : -1;
+	tm->pool_w = calloc(2 * n, sizeof(uint64_t));
+	tm->pool_tables = calloc(n, sizeof(uint32_t));
+	tm->pool_nid = malloc(n * sizeof(int16_t));
+	tm->bulk = calloc(n, 1);
+	tm->bulk_from = calloc(n, sizeof(uint64_t));
+	tm->nr_bulk = 0;
+	if (!tm->pool || !tm->pool_w || !tm->pool_tables || !tm->pool_nid || !tm->bulk || !tm->bulk_from)
+		return -1;
+	for (size_t g = 0; g < n; g++)
+		tm->pool_nid[g] = POOL_NID_NONE;
+	return 0;
 }
 
 static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)
@@ -90,15 +106,13 @@ static inline double pn_double(uint64_t pn)
 	return (double)(int64_t)pn;
 }
 
-void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
+uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base)
 {
-	struct engine *e = tm->e;
+	const struct engine *e = tm->e;
 	double total = tm->rate[2 * g] * pn_double(tm->pn_hot[g]) +
 		       tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
-	if (total <= 0) {
-		timerq_cancel(&e->q, tm->timer[g]);
-		return;
-	}
+	if (total <= 0)
+		return 0;
 	struct rng r = group_rng(tm, g);
 	double dt = rng_exp(&r, 1.0 / total);
 	tm->ctr[g] = r.ctr;
@@ -106,7 +120,17 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 	uint64_t when = dt < ns_to_double(e->duration_ns) ? base + ns_from_double(dt) + 1 : e->duration_ns + 1;
 	if (when > e->duration_ns + 1)
 		when = e->duration_ns + 1; /* parked past the end of the run */
-	timerq_set(&e->q, tm->timer[g], when);
+	return when;
+}
+
+void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
+{
+	struct engine *e = tm->e;
+	uint64_t when = touch_draw(tm, g, base);
+	if (when)
+		timerq_set(&e->q, tm->timer[g], when);
+	else
+		timerq_cancel(&e->q, tm->timer[g]);
 }
 
 void touch_changed(struct touch_model *tm, uint32_t g)

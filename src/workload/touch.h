@@ -45,7 +45,23 @@ struct touch_model {
 	 * PTEs restored only when a path next looks at the table. */
 	struct touch_pool *pool;
 	uint64_t pool_key, pool_ctr;  /* the stream that says which pages they were */
+	/* Per slice (aggregated mode): its pooled tables' PROT_NONE pages not
+	 * yet faulted, weighted as pn_cold/pn_hot ([2 g]: cold, [2 g + 1]:
+	 * hot), how many tables it has pooled and the node they are on
+	 * (POOL_NID_NONE, POOL_NID_MIXED).  When every PROT_NONE page of a
+	 * slice is pooled, on its owner's node, its faults can be drawn in
+	 * bulk (docs/model.md 3.3b): bulk[g], with faults applied up to
+	 * bulk_from[g]; nr_bulk slices are in bulk. */
+	uint64_t *pool_w;
+	uint32_t *pool_tables;
+	int16_t *pool_nid;
+	uint8_t *bulk;
+	uint64_t *bulk_from;
+	uint32_t nr_bulk;
 };
+
+#define POOL_NID_NONE (-1)
+#define POOL_NID_MIXED (-2)
 
 struct touch_pool {
 	uint16_t done[2];             /* [cold, hot]: faulted, PTE not yet restored */
@@ -81,8 +97,10 @@ static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank
 		tm->pn_cold[g] += d;
 }
 
-/* Draw group @g's next touch of a PROT_NONE page from @base on and arm its
- * timer (no timer if it has no PROT_NONE page). */
+/* Draw group @g's next touch of a PROT_NONE page from @base on: its time,
+ * or 0 if the group has no PROT_NONE page (nothing is drawn then). */
+uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base);
+/* touch_draw, and arm the group's timer then (cancel it if nothing). */
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
 /* A path changed the PROT_NONE set of one of @g's tables: redraw from the
  * event's time -- the group's other PROT_NONE pages stay touchable while

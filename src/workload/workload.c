@@ -914,10 +914,20 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 	}
 	tp->on = 1;
 	tp->nid = (uint8_t)nid;
+	uint32_t g = t->group;
+	tm->pool_w[2 * g] += (uint64_t)t->nr_protnone_cold * t->weight;
+	tm->pool_w[2 * g + 1] += (uint64_t)t->nr_protnone_hot * t->weight;
+	if (tm->pool_tables[g]++ == 0)
+		tm->pool_nid[g] = (int16_t)nid;
+	else if (tm->pool_nid[g] != nid)
+		tm->pool_nid[g] = POOL_NID_MIXED;
 }
 
 void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
 {
+	struct sim *s = vma->vm_mm->sim;
+	if (s->w.touch.nr_bulk && t->group < s->w.touch.nr_slices && s->w.touch.bulk[t->group])
+		user_touch_bulk_end(s, t->group); /* its faults so far, before the path looks */
 	if (t->lazy)
 		workload_materialize_table(vma, t);
 	workload_pool_settle(vma, t);
@@ -954,6 +964,11 @@ void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 	}
 	tm->pool_ctr = r.ctr;
 	*tp = (struct touch_pool){ { 0, 0 }, 0, 0 };
+	uint32_t g = t->group;
+	tm->pool_w[2 * g] -= (uint64_t)t->nr_protnone_cold * t->weight;
+	tm->pool_w[2 * g + 1] -= (uint64_t)t->nr_protnone_hot * t->weight;
+	if (--tm->pool_tables[g] == 0)
+		tm->pool_nid[g] = POOL_NID_NONE;
 }
 
 /* madvise(MADV_DONTNEED) zapped the mapped page at @addr (its PTE not yet

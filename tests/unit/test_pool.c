@@ -1,7 +1,8 @@
-/* Aggregated private faults (docs/model.md 3.3a): which tables the scanner
- * pools, what a pooled fault counts and defers, and how a pooled table is
- * settled.  The world: 4 threads, each with a private slice of one PTE
+/* Aggregated private faults (docs/model.md 3.3a, 3.3b): which tables the
+ * scanner pools, what a pooled fault counts and defers, how a pooled table
+ * is settled, and when a slice's faults are drawn in bulk.  The world: 4 threads, each with a private slice of one PTE
  * table, first touched on its node. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +150,165 @@ static void test_exact_mode_pools_nothing(void **state)
 	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, PTRS_PER_PTE);
 }
 
+
+/* ---- bulk draws (docs/model.md 3.3b) ---- */
+
+/* Slice @i scanned and pooled, then its first touch run as an event at
+ * 1.1 s (a pooled fault, after which the slice may go to bulk). */
+static struct pte_table *pooled_slice_touched(struct sim *s, int i)
+{
+	struct pte_table *t = scan_slice(s, i);
+	assert_int_equal(pool_of(s, i)->on, 1);
+	user_touch(s, t->group, NSEC_PER_SEC + 100000000);
+	return t;
+}
+
+static uint64_t weighted_protnone(const struct sim *s, uint32_t g)
+{
+	return s->w.touch.pn_cold[g] + s->w.touch.pn_hot[g];
+}
+
+/* The time in which a PROT_NONE page of slice @g (cold, weight 1) faults
+ * with probability 1/2. */
+static uint64_t half_life_ns(const struct sim *s, uint32_t g)
+{
+	double rate = s->w.touch.rate[2 * g + 1] * s->w.user_frac[s->w.toucher[g]];
+	return (uint64_t)(log(2) / rate);
+}
+
+static void test_pooled_slice_goes_to_bulk_and_its_faults_add_up(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct task_struct *p = &s->tasks[1];
+	struct pte_table *t = pooled_slice_touched(s, 1);
+	uint32_t g = t->group;
+	assert_int_equal(s->st.hint_faults_pooled, 1); /* the event's own fault */
+	assert_int_equal(tm->bulk[g], 1);
+	assert_int_equal(tm->nr_bulk, 1);
+	assert_false(timerq_armed(&s->e.q, tm->timer[g])); /* no event per fault */
+	assert_int_equal(tm->pool_w[2 * g] + tm->pool_w[2 * g + 1], weighted_protnone(s, g));
+
+	double cost0 = s->e.acct[p->cpu].cost[COST_HINT_FAULT];
+	uint64_t upto = tm->bulk_from[g] + half_life_ns(s, g);
+	user_touch_bulk(s, g, upto);
+	unsigned long long n = s->st.hint_faults_bulk;
+	assert_true(n > 0);
+	assert_int_equal(s->st.hint_faults_pooled, 1 + n);
+	/* every effect of each fault, summed: counters, CPU time, the touch
+	 * model, the pool, task_numa_fault's statistics */
+	assert_int_equal(testsim_event(s, NUMA_HINT_FAULTS), 1 + n);
+	assert_int_equal(testsim_event(s, NUMA_HINT_FAULTS_LOCAL), 1 + n);
+	assert_true(fabs(s->e.acct[p->cpu].cost[COST_HINT_FAULT] - cost0 - (double)n * s->m.cost.hint_fault_ns) < 1e-6);
+	assert_int_equal(pool_of(s, 1)->done[0] + pool_of(s, 1)->done[1], 1 + n);
+	assert_int_equal(p->numa_faults_locality[1], 1 + n);
+	assert_int_equal(tm->pool_w[2 * g] + tm->pool_w[2 * g + 1], weighted_protnone(s, g));
+	assert_true(tm->bulk_from[g] >= upto);
+	assert_true(weighted_protnone(s, g) > 0);
+	assert_invariants(s);
+	/* drawing again to the same time adds nothing */
+	user_touch_bulk(s, g, upto);
+	assert_int_equal(s->st.hint_faults_bulk, n);
+}
+
+/* The count follows the process: each of the N pooled pages faults at its
+ * rate (thinned by the interrupt share) while the owner runs user code, so
+ * after u ns of it about N (1 - exp(-rate u)) have; 5 standard deviations
+ * either way. */
+static void test_bulk_count_follows_the_pages_rate(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct pte_table *t = pooled_slice_touched(s, 2);
+	uint32_t g = t->group;
+	double pages = (double)weighted_protnone(s, g) / t->weight;
+	double rate = tm->rate[2 * g + 1] * t->weight * s->w.user_frac[s->w.toucher[g]];
+	uint64_t from = tm->bulk_from[g], d = half_life_ns(s, g);
+	user_touch_bulk(s, g, from + d);
+	/* the owner touches nothing during its own faults: of the d ns, those
+	 * of m faults are not user time (the fixed point of m) */
+	double f = (double)ns_from_double(s->m.cost.hint_fault_ns), lo = 0, hi = pages, mean = 0, q = 0;
+	for (int i = 0; i < 100; i++) { /* bisection: the user time falls as m grows */
+		mean = (lo + hi) / 2;
+		double u = (double)d - mean * f;
+		q = u > 0 ? 1 - exp(-rate * u) : 0;
+		if (pages * q > mean)
+			lo = mean;
+		else
+			hi = mean;
+	}
+	double sd = sqrt(pages * q * (1 - q));
+	double got = (double)s->st.hint_faults_bulk;
+	assert_true(mean > 20); /* a test that can fail */
+	if (fabs(got - mean) > 5 * sd)
+		fail_msg("%.0f faults in %llu ns, expected %.1f +- %.1f", got, (unsigned long long)d, mean, sd);
+}
+
+static void test_bulk_ends_when_a_path_looks_at_its_table(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct pte_table *t = pooled_slice_touched(s, 1);
+	uint32_t g = t->group;
+	uint64_t now = s->w.touch.bulk_from[g] + half_life_ns(s, g);
+	testsim_enter(s, 0, now);
+	workload_table_sync(vma, t); /* the scanner, a migration call, compaction, a zap */
+	assert_int_equal(tm->bulk[g], 0);
+	assert_int_equal(tm->nr_bulk, 0);
+	assert_true(s->st.hint_faults_bulk > 0); /* its faults up to then came first */
+	assert_int_equal(pool_of(s, 1)->on, 0);   /* and were settled */
+	assert_int_equal(tm->pool_w[2 * g] + tm->pool_w[2 * g + 1], 0);
+	assert_true(timerq_armed(&s->e.q, tm->timer[g])); /* one event per fault again */
+	assert_true(s->e.q.when[tm->timer[g]] >= now);
+	assert_invariants(s);
+}
+
+static void test_bulk_ends_when_the_owner_enters_the_kernel(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct task_struct *p = &s->tasks[3];
+	struct pte_table *t = pooled_slice_touched(s, 3);
+	uint64_t faulted = s->st.hint_faults_pooled;
+	testsim_enter(s, 3, s->w.touch.bulk_from[t->group] + half_life_ns(s, t->group));
+	task_set_act(s, p, ACT_FAULT); /* a fault elsewhere, a scan, a call */
+	assert_int_equal(tm->bulk[t->group], 0);
+	assert_true(s->st.hint_faults_pooled > faulted); /* its faults until then */
+	assert_true(timerq_armed(&s->e.q, tm->timer[t->group]));
+	task_set_act(s, p, ACT_USER);
+}
+
+static void test_bulk_stops_when_the_next_fault_would_act(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct task_struct *p = &s->tasks[1];
+	struct pte_table *t = pooled_slice_touched(s, 1);
+	uint32_t g = t->group;
+	/* work waits for its return (task_work): the next fault returns through it */
+	p->numa_work_queued = true;
+	user_touch_bulk_recheck(s, NSEC_PER_SEC + 120000000);
+	assert_int_equal(tm->bulk[g], 0);
+	p->numa_work_queued = false;
+	/* placed on the other node: the next fault may move it */
+	t = pooled_slice_touched(s, 2);
+	assert_int_equal(tm->bulk[t->group], 1);
+	s->tasks[2].numa_preferred_nid = 1 - s->cpus[s->tasks[2].cpu].node;
+	user_touch_bulk_recheck(s, NSEC_PER_SEC + 120000000);
+	assert_int_equal(tm->bulk[t->group], 0);
+}
+
+static void test_exact_mode_draws_no_bulk(void **state)
+{
+	struct sim *s = mk(state, slices_exact);
+	assert_null(s->w.touch.bulk);
+	struct pte_table *t = scan_slice(s, 1);
+	user_touch(s, t->group, NSEC_PER_SEC + 100000000);
+	assert_int_equal(s->w.touch.nr_bulk, 0);
+	assert_int_equal(s->st.hint_faults_bulk, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +317,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_page_last_faulted_by_another_task_keeps_table_exact, testsim_teardown),
 		cmocka_unit_test_teardown(test_large_folio_keeps_table_exact, testsim_teardown),
 		cmocka_unit_test_teardown(test_exact_mode_pools_nothing, testsim_teardown),
+		cmocka_unit_test_teardown(test_pooled_slice_goes_to_bulk_and_its_faults_add_up, testsim_teardown),
+		cmocka_unit_test_teardown(test_bulk_count_follows_the_pages_rate, testsim_teardown),
+		cmocka_unit_test_teardown(test_bulk_ends_when_a_path_looks_at_its_table, testsim_teardown),
+		cmocka_unit_test_teardown(test_bulk_ends_when_the_owner_enters_the_kernel, testsim_teardown),
+		cmocka_unit_test_teardown(test_bulk_stops_when_the_next_fault_would_act, testsim_teardown),
+		cmocka_unit_test_teardown(test_exact_mode_draws_no_bulk, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("pool", tests, NULL, NULL);
 }

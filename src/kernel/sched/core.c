@@ -174,6 +174,8 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 		timerq_cancel(&s->e.q, sid);
 	}
 	int slice = s->w.slice_of[p->idx]; /* the slice it touches (workload phases) */
+	if (s->w.touch.nr_bulk)
+		user_touch_bulk_task(s, p, now, true);
 	s->w.touch.owner_cpu[slice] = -1;
 	timerq_cancel(&s->e.q, s->w.touch.timer[slice]);
 	cpu_rq(s, cpu)->last_task = p;
@@ -562,6 +564,8 @@ void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now)
 
 void sched_tick(struct sim *s, struct task_struct *p, uint64_t now)
 {
+	if (s->w.touch.nr_bulk) /* its CPU's busy time so far */
+		user_touch_bulk_task(s, p, now, false);
 	uint64_t busy_until = s->e.acct[p->cpu].busy_until;
 	sim_enter(s, p, now);
 	task_tick_numa(s, p);

@@ -96,6 +96,7 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 	count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
 	flags |= TNF_FAULT_LOCAL;
 	tp->done[hot]++;
+	tm->pool_w[2 * t->group + hot] -= t->weight;
 	s->st.hint_faults_pooled++;
 	touch_count(tm, t->group, t->rank, t->weight, hot, -1);
 	t->ptl_free_at = sim_now(s); /* ptl_unlock */

@@ -211,9 +211,14 @@ void task_tick_numa(struct sim *s, struct task_struct *curr)
 
 void vma_set_access_pid_bit(struct sim *s, struct vm_area_struct *vma)
 {
+	vma_set_access_pid_bit_of(s, vma, s->current);
+}
+
+void vma_set_access_pid_bit_of(struct sim *s, struct vm_area_struct *vma, const struct task_struct *p)
+{
 	if (!s->k.vma_scan_filter || !vma->numab.valid)
 		return;
-	vma->numab.pids_active[1] |= 1ull << hash_32((uint32_t)s->current->pid, 6);
+	vma->numab.pids_active[1] |= 1ull << hash_32((uint32_t)p->pid, 6);
 }
 
 /* enum numa_vmaskip_reason, as sched_skip_vma_numa prints it */
@@ -254,6 +259,9 @@ static bool vma_is_accessed(struct sim *s, struct mm_struct *mm, struct vm_area_
 
 static void reset_ptenuma_scan(struct mm_struct *mm)
 {
+	struct sim *s = mm->sim;
+	/* a new sequence: each task's next fault runs task_numa_placement */
+	user_touch_bulk_all(s, mm, s->e.t0, true);
 	mm->numa_scan_seq++;
 	mm->numa_scan_offset = 0;
 }
@@ -274,6 +282,7 @@ static bool numa_scan_vma_ok(struct sim *s, struct task_struct *p, struct vm_are
 		return true;
 	struct vma_numab_state *ns = &vma->numab;
 	uint64_t now = jiffies(s);
+	user_touch_bulk_all(s, mm, s->e.t0, false); /* the access PIDs so far */
 	if (!ns->valid) {
 		ns->valid = true;
 		ns->start_scan_seq = mm->numa_scan_seq;
@@ -865,6 +874,7 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	struct task_numa_env env = { .p = p, .src_cpu = p->cpu, .src_nid = cpu_to_node(s, p->cpu),
 				     .best_cpu = -1 };
 	int l = 0;
+	user_touch_bulk_all(s, NULL, s->e.t0, false); /* the fault statistics it compares */
 	while (l < t->nr_levels && t->level[l].kind != SD_NUMA)
 		l++;
 	if (l == t->nr_levels) { /* no sd_numa: a single node */
@@ -964,6 +974,37 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, mem_node, priv)] += (unsigned long)pages;
 	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, priv)] += (unsigned long)pages;
 	p->numa_faults_locality[local] += (unsigned long)pages;
+}
+
+/* task_numa_fault for faults drawn in bulk (aggregated mode, docs/model.md
+ * 3.3b): private, local faults of @p on @nid by a task whose placement is
+ * done for this scan sequence and that runs on its preferred node (or has
+ * none) -- what the kernel's task_numa_fault does for each of them, split
+ * in two.  task_numa_fault_retry_at runs for each fault, at jiffies @j:
+ * task_numa_placement returns at once (the sequence is the same) and
+ * numa_migrate_preferred only sets the next retry.  task_numa_fault_bulk
+ * adds the counts of @pages of them at once (sums, in any order). */
+void task_numa_fault_retry_at(struct sim *s, struct task_struct *p, uint64_t j)
+{
+	if (j <= p->numa_migrate_retry)
+		return;
+	VM_BUG_ON(p->numa_scan_seq != p->mm->numa_scan_seq);
+	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)
+		return;
+	VM_BUG_ON(s->cpus[p->cpu].node != p->numa_preferred_nid);
+	uint64_t interval = msecs_to_jiffies(s, 1000);
+	uint64_t alt = msecs_to_jiffies(s, p->numa_scan_period) / 16;
+	if (alt < interval)
+		interval = alt;
+	p->numa_migrate_retry = j + interval;
+}
+
+void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigned long pages)
+{
+	int cpu_node = s->cpus[p->cpu].node;
+	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, nid, 1)] += pages;
+	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, 1)] += pages;
+	p->numa_faults_locality[1] += pages;
 }
 
 /* ==== the fair class: wake-up placement and load balancing ==========
@@ -1299,6 +1340,8 @@ static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int s
 				     const struct lb_env *env)
 {
 	int src_nid = cpu_to_node(s, src), dst_nid = cpu_to_node(s, dst);
+	if (s->w.touch.nr_bulk) /* its fault statistics so far */
+		user_touch_bulk_task(s, p, s->e.t0, false);
 	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->numa_faults ||
 	    s->sched->topo.level[env->level].kind != SD_NUMA || src_nid == dst_nid)
 		return 0;

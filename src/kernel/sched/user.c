@@ -6,7 +6,11 @@
  * (thinning by the share of time interrupts leave it) loses the touch.  Otherwise the touch is a hint fault on its CPU. */
 #include "kernel/sched/sched.h"
 #include "linux/bitops.h"
+#include "linux/sched/numa_balancing.h"
+#include "linux/vm_event.h"
 #include "workload/touch.h"
+
+static void bulk_try_begin(struct sim *s, uint32_t g, struct task_struct *p);
 
 void user_touch(struct sim *s, uint32_t g, uint64_t now)
 {
@@ -55,6 +59,7 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 			task_fault_pooled(s, p, vma, t, pick.hot, now);
 			if (!timerq_armed(&s->e.q, tm->timer[g]))
 				touch_changed(tm, g);
+			bulk_try_begin(s, g, p);
 			return;
 		}
 		/* its toucher moved to another node: the pages are remote now,
@@ -68,4 +73,163 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
 	if (!timerq_armed(&s->e.q, tm->timer[g]))
 		touch_changed(tm, g);
+}
+
+/* ---- aggregated mode: a slice's faults drawn in bulk (docs/model.md 3.3b) ----
+ *
+ * A slice whose PROT_NONE pages are all in pooled tables on its owner's
+ * node, whose owner runs user code on its CPU with nothing waiting for its
+ * return, its placement done for this scan sequence and on its preferred
+ * node (or with none), faults only in ways that nothing else reads before
+ * one of the catch-up points below: its faults feed counters, CPU time,
+ * the touch model's counts and the pool's, and the owner's fault
+ * statistics.  Such a slice needs no event per fault: its timer is off,
+ * and its faults are drawn, in order and each at its time, from the same
+ * process and the same stream when something is about to look
+ * (user_touch_bulk): the accounting tick (CPU time, counters, the rates
+ * and the interrupt share that change there), a path looking at one of its
+ * tables (workload_table_sync), the owner entering the kernel or leaving
+ * its CPU, its scheduler tick, the NUMA scanner of its mm (the access
+ * PIDs, the scan sequence), another task reading its fault statistics
+ * (task_numa_migrate, the load balancer), the end of the run. */
+
+/* Whether slice @g, owned by @p, may be drawn in bulk (see above). */
+static bool bulk_allowed(const struct sim *s, uint32_t g, const struct task_struct *p)
+{
+	const struct touch_model *tm = &s->w.touch;
+	if (s->e.trace || p->state != TASK_ON_CPU || p->act != ACT_USER || p->numa_work_queued ||
+	    p->syscall_caller || sched_exit_work(s, p) || tm->owner_cpu[g] != p->cpu)
+		return false;
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm || !p->numa_faults ||
+	    p->numa_scan_seq != p->mm->numa_scan_seq)
+		return false; /* the next fault places the task (task_numa_placement) */
+	int node = s->cpus[p->cpu].node;
+	if (p->numa_preferred_nid != NUMA_NO_NODE && p->numa_preferred_nid != node)
+		return false; /* the next fault may move the task (numa_migrate_preferred) */
+	return tm->pool_nid[g] == node && tm->pool_w[2 * g] == tm->pn_cold[g] &&
+	       tm->pool_w[2 * g + 1] == tm->pn_hot[g] && (tm->pn_cold[g] | tm->pn_hot[g]);
+}
+
+/* After a fault on a pooled table of slice @g: stop its timer and draw its
+ * next faults in bulk, from the fault's end on, if it may be. */
+static void bulk_try_begin(struct sim *s, uint32_t g, struct task_struct *p)
+{
+	struct touch_model *tm = &s->w.touch;
+	if (!tm->bulk || g >= tm->nr_slices || !bulk_allowed(s, g, p))
+		return;
+	uint64_t from = s->e.acct[p->cpu].busy_until;
+	tm->bulk[g] = 1;
+	tm->bulk_from[g] = from > s->e.t0 ? from : s->e.t0;
+	tm->nr_bulk++;
+	timerq_cancel(&s->e.q, tm->timer[g]);
+}
+
+void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
+{
+	struct touch_model *tm = &s->w.touch;
+	uint64_t t = tm->bulk_from[g];
+	if (t >= upto)
+		return;
+	struct task_struct *p = &s->tasks[s->w.toucher[g]];
+	struct cpu_acct *a = &s->e.acct[p->cpu];
+	const double fault_ns = s->m.cost.hint_fault_ns;
+	const uint64_t fault_whole = ns_from_double(fault_ns);
+	const double frac = s->w.user_frac[p->idx];
+	const int nid = s->cpus[p->cpu].node;
+	unsigned long n = 0, lost = 0;
+	uint64_t busy_end = 0;
+	/* user_touch and task_fault_pooled, for a slice that passes
+	 * bulk_allowed: the same draws in the same order, each touch at its
+	 * time; only the sums are added after the loop */
+	for (;;) {
+		uint64_t when = touch_draw(tm, g, t);
+		if (!when || when > upto)
+			break; /* that draw is dropped: the next starts afresh from upto */
+		struct touch_pick pick;
+		touch_pick(tm, g, 0, &pick);
+		t = when;
+		if (!pick.count)
+			continue;
+		if (pick.thin >= frac) {
+			lost++; /* an interrupt handler had the CPU */
+			continue;
+		}
+		uint64_t rem;
+		uint32_t id = touch_find(tm, g, pick.hot, pick.k, &rem);
+		struct vm_area_struct *vma = s->table_vma[id];
+		struct pte_table *pt = &vma->tables[id - vma->first_table_id];
+		if (pt->ptl_free_at > when)
+			continue; /* a step still holds the PTL: the old PTE, no fault */
+		struct touch_pool *tp = &tm->pool[id];
+		VM_BUG_ON(!tp->on || tp->nid != nid);
+		a->cost[COST_HINT_FAULT] += fault_ns;
+		a->busy_ns += fault_ns;
+		vma_set_access_pid_bit_of(s, vma, p);
+		tp->done[pick.hot]++;
+		tm->pool_w[2 * g + pick.hot] -= pt->weight;
+		touch_count(tm, g, pt->rank, pt->weight, pick.hot, -1);
+		t = busy_end = pt->ptl_free_at = when + fault_whole;
+		task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
+		n++;
+	}
+	tm->bulk_from[g] = t > upto ? t : upto;
+	if (busy_end > a->busy_until)
+		a->busy_until = busy_end;
+	s->st.hint_faults_lost += lost;
+	if (!n)
+		return;
+	count_vm_events_cpu(s, p->cpu, NUMA_HINT_FAULTS, n);
+	count_vm_events_cpu(s, p->cpu, NUMA_HINT_FAULTS_LOCAL, n);
+	s->st.hint_faults_pooled += n;
+	s->st.hint_faults_bulk += n;
+	task_numa_fault_bulk(s, p, nid, n);
+}
+
+/* Slice @g's faults up to @now, then one event per fault again. */
+static void bulk_end_at(struct sim *s, uint32_t g, uint64_t now)
+{
+	struct touch_model *tm = &s->w.touch;
+	user_touch_bulk(s, g, now);
+	tm->bulk[g] = 0;
+	tm->nr_bulk--;
+	uint64_t from = tm->bulk_from[g];
+	touch_rearm(tm, g, from > now ? from : now);
+}
+
+void user_touch_bulk_end(struct sim *s, uint32_t g)
+{
+	bulk_end_at(s, g, s->e.t0);
+}
+
+void user_touch_bulk_all(struct sim *s, const struct mm_struct *mm, uint64_t upto, bool end)
+{
+	struct touch_model *tm = &s->w.touch;
+	for (uint32_t g = 0; tm->nr_bulk && g < tm->nr_slices; g++) {
+		if (!tm->bulk[g] || (mm && s->tasks[s->w.toucher[g]].mm != mm))
+			continue;
+		if (end)
+			bulk_end_at(s, g, upto);
+		else
+			user_touch_bulk(s, g, upto);
+	}
+}
+
+void user_touch_bulk_task(struct sim *s, struct task_struct *p, uint64_t now, bool end)
+{
+	struct touch_model *tm = &s->w.touch;
+	uint32_t g = (uint32_t)s->w.slice_of[p->idx];
+	if (g >= tm->nr_slices || !tm->bulk[g] || s->w.toucher[g] != p->idx)
+		return;
+	if (end)
+		bulk_end_at(s, g, now);
+	else
+		user_touch_bulk(s, g, now);
+}
+
+void user_touch_bulk_recheck(struct sim *s, uint64_t now)
+{
+	struct touch_model *tm = &s->w.touch;
+	for (uint32_t g = 0; tm->nr_bulk && g < tm->nr_slices; g++)
+		if (tm->bulk[g] && !bulk_allowed(s, g, &s->tasks[s->w.toucher[g]]))
+			bulk_end_at(s, g, now);
 }

@@ -38,6 +38,9 @@ unsigned int task_scan_start(struct sim *s, struct task_struct *p);
 void update_task_scan_period(struct sim *s, struct task_struct *p,
 			     unsigned long shared, unsigned long private);
 void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, int flags);
+/* task_numa_fault for private local faults drawn in bulk (fair.c). */
+void task_numa_fault_retry_at(struct sim *s, struct task_struct *p, uint64_t j);
+void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigned long pages);
 void task_numa_placement(struct sim *s, struct task_struct *p);
 void task_numa_group(struct sim *s, struct task_struct *p, int cpupid, int flags, int *priv);
 bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct folio folio,
@@ -46,5 +49,8 @@ void init_numa_balancing(struct sim *s, struct task_struct *p, bool new_mm);
 /* The first user of an mm (init_numa_balancing's mm_users == 1 part). */
 void init_numa_balancing_mm(struct sim *s, struct mm_struct *mm);
 void vma_set_access_pid_bit(struct sim *s, struct vm_area_struct *vma);
+/* vma_set_access_pid_bit for task @p's fault (a fault drawn in bulk, outside
+ * @p's own step). */
+void vma_set_access_pid_bit_of(struct sim *s, struct vm_area_struct *vma, const struct task_struct *p);
 
 #endif
