@@ -93,36 +93,6 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 	return 0;
 }
 
-static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)
-{
-	struct rng r = { tm->key[g], tm->ctr[g] };
-	return r;
-}
-
-/* A weighted PROT_NONE count as a double: counts stay far below 2^63, where
- * the signed conversion (one instruction) gives the unsigned one's result. */
-static inline double pn_double(uint64_t pn)
-{
-	return (double)(int64_t)pn;
-}
-
-uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base)
-{
-	const struct engine *e = tm->e;
-	double total = tm->rate[2 * g] * pn_double(tm->pn_hot[g]) +
-		       tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
-	if (total <= 0)
-		return 0;
-	struct rng r = group_rng(tm, g);
-	double dt = rng_exp(&r, 1.0 / total);
-	tm->ctr[g] = r.ctr;
-	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
-	uint64_t when = dt < ns_to_double(e->duration_ns) ? base + ns_from_double(dt) + 1 : e->duration_ns + 1;
-	if (when > e->duration_ns + 1)
-		when = e->duration_ns + 1; /* parked past the end of the run */
-	return when;
-}
-
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 {
 	struct engine *e = tm->e;
@@ -146,51 +116,4 @@ void touch_changed(struct touch_model *tm, uint32_t g)
 			base = busy;
 	}
 	touch_rearm(tm, g, base);
-}
-
-void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p)
-{
-	struct rng r = group_rng(tm, g);
-	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
-	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
-	p->hot = rng_unit(&r) * (wh + wc) < wh;
-	p->count = p->hot ? tm->pn_hot[g] : tm->pn_cold[g];
-	p->k = p->count ? rng_below(&r, p->count) : 0;
-	p->toucher = nr_touchers ? rng_below(&r, nr_touchers) : 0;
-	p->thin = rng_unit(&r);
-	tm->ctr[g] = r.ctr;
-}
-
-uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem)
-{
-	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
-	uint32_t n = tm->grp_count[g], pos = 0;
-	/* Descend from the largest power of two <= n.  Whether a level takes
-	 * its step is a data-dependent coin flip, which a branch predicts no
-	 * better than chance: it is two selects instead (conditional moves
-	 * on x86-64, which the compiler turns back into a branch if left to
-	 * itself; masks elsewhere).  Only the test against n, the same for
-	 * every descent of the group, branches. */
-	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
-		uint32_t next = pos + step;
-		if (next > n)
-			continue;
-		uint64_t v = tree[next];
-#if defined(__x86_64__) && defined(__GNUC__)
-		uint64_t left = k - v;
-		/* if (v <= k) { pos = next; k = left; } */
-		__asm__("cmp %[v], %[k]\n\t"
-			"cmovae %[next], %[pos]\n\t"
-			"cmovae %[left], %[k]"
-			: [pos] "+r"(pos), [k] "+r"(k)
-			: [v] "r"(v), [next] "r"(next), [left] "r"(left)
-			: "cc");
-#else
-		uint64_t take = -(uint64_t)(v <= k);
-		pos += step & (uint32_t)take;
-		k -= v & take;
-#endif
-	}
-	*rem = k;
-	return tm->grp_tables[tm->grp_first[g] + pos];
 }

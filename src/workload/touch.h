@@ -23,7 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct engine;
+#include "sim/engine.h"
+#include "sim/rng.h"
 
 struct touch_model {
 	struct engine *e;
@@ -97,9 +98,39 @@ static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank
 		tm->pn_cold[g] += d;
 }
 
+static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)
+{
+	struct rng r = { tm->key[g], tm->ctr[g] };
+	return r;
+}
+
+/* A weighted PROT_NONE count as a double: counts stay far below 2^63, where
+ * the signed conversion (one instruction) gives the unsigned one's result. */
+static inline double pn_double(uint64_t pn)
+{
+	return (double)(int64_t)pn;
+}
+
 /* Draw group @g's next touch of a PROT_NONE page from @base on: its time,
- * or 0 if the group has no PROT_NONE page (nothing is drawn then). */
-uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base);
+ * or 0 if the group has no PROT_NONE page (nothing is drawn then).  Inline,
+ * with touch_pick and touch_find: once per hint fault. */
+static inline uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base)
+{
+	const struct engine *e = tm->e;
+	double total = tm->rate[2 * g] * pn_double(tm->pn_hot[g]) +
+		       tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
+	if (total <= 0)
+		return 0;
+	struct rng r = group_rng(tm, g);
+	double dt = rng_exp(&r, 1.0 / total);
+	tm->ctr[g] = r.ctr;
+	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
+	uint64_t when = dt < ns_to_double(e->duration_ns) ? base + ns_from_double(dt) + 1 : e->duration_ns + 1;
+	if (when > e->duration_ns + 1)
+		when = e->duration_ns + 1; /* parked past the end of the run */
+	return when;
+}
+
 /* touch_draw, and arm the group's timer then (cancel it if nothing). */
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
 /* A path changed the PROT_NONE set of one of @g's tables: redraw from the
@@ -119,10 +150,56 @@ struct touch_pick {
 	uint64_t toucher;
 	double thin;
 };
-void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers, struct touch_pick *p);
+static inline void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
+			      struct touch_pick *p)
+{
+	struct rng r = group_rng(tm, g);
+	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
+	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
+	p->hot = rng_unit(&r) * (wh + wc) < wh;
+	p->count = p->hot ? tm->pn_hot[g] : tm->pn_cold[g];
+	p->k = p->count ? rng_below(&r, p->count) : 0;
+	p->toucher = nr_touchers ? rng_below(&r, nr_touchers) : 0;
+	p->thin = rng_unit(&r);
+	tm->ctr[g] = r.ctr;
+}
+
 /* The table id holding the group's @k-th (weighted) PROT_NONE page of the
  * kind; the remainder within that table goes to *rem (divided by the
  * table's weight, the rank of the page among its PROT_NONE pages). */
-uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem);
+static inline uint32_t touch_find(const struct touch_model *tm, uint32_t g, bool hot, uint64_t k,
+				  uint64_t *rem)
+{
+	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint32_t n = tm->grp_count[g], pos = 0;
+	/* Descend from the largest power of two <= n.  Whether a level takes
+	 * its step is a data-dependent coin flip, which a branch predicts no
+	 * better than chance: it is two selects instead (conditional moves
+	 * on x86-64, which the compiler turns back into a branch if left to
+	 * itself; masks elsewhere).  Only the test against n, the same for
+	 * every descent of the group, branches. */
+	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
+		uint32_t next = pos + step;
+		if (next > n)
+			continue;
+		uint64_t v = tree[next];
+#if defined(__x86_64__) && defined(__GNUC__)
+		uint64_t left = k - v;
+		/* if (v <= k) { pos = next; k = left; } */
+		__asm__("cmp %[v], %[k]\n\t"
+			"cmovae %[next], %[pos]\n\t"
+			"cmovae %[left], %[k]"
+			: [pos] "+r"(pos), [k] "+r"(k)
+			: [v] "r"(v), [next] "r"(next), [left] "r"(left)
+			: "cc");
+#else
+		uint64_t take = -(uint64_t)(v <= k);
+		pos += step & (uint32_t)take;
+		k -= v & take;
+#endif
+	}
+	*rem = k;
+	return tm->grp_tables[tm->grp_first[g] + pos];
+}
 
 #endif

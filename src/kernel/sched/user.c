@@ -136,26 +136,42 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	const uint64_t fault_whole = ns_from_double(fault_ns);
 	const double frac = s->w.user_frac[p->idx];
 	const int nid = s->cpus[p->cpu].node;
+	/* user_touch and task_fault_pooled for a slice that passes
+	 * bulk_allowed: touch_draw, touch_pick and touch_find with the same
+	 * draws in the same order, each touch at its time, over the group's
+	 * state held in locals (its rates do not change inside the loop);
+	 * only the sums are added after it */
+	const double rate_hot = tm->rate[2 * g], rate_cold = tm->rate[2 * g + 1];
+	const double dur = ns_to_double(s->e.duration_ns);
+	const uint64_t parked = s->e.duration_ns + 1;
+	struct rng r = { tm->key[g], tm->ctr[g] };
+	uint64_t pn[2] = { tm->pn_cold[g], tm->pn_hot[g] };
 	unsigned long n = 0, lost = 0;
 	uint64_t busy_end = 0;
-	/* user_touch and task_fault_pooled, for a slice that passes
-	 * bulk_allowed: the same draws in the same order, each touch at its
-	 * time; only the sums are added after the loop */
 	for (;;) {
-		uint64_t when = touch_draw(tm, g, t);
-		if (!when || when > upto)
+		double wh = rate_hot * (double)(int64_t)pn[1], wc = rate_cold * (double)(int64_t)pn[0];
+		double total = wh + wc;
+		if (total <= 0)
+			break;
+		double dt = rng_exp(&r, 1.0 / total);
+		uint64_t when = dt < dur ? t + ns_from_double(dt) + 1 : parked;
+		if (when > parked)
+			when = parked;
+		if (when > upto)
 			break; /* that draw is dropped: the next starts afresh from upto */
-		struct touch_pick pick;
-		touch_pick(tm, g, 0, &pick);
 		t = when;
-		if (!pick.count)
+		bool hot = rng_unit(&r) * (wh + wc) < wh;
+		uint64_t count = pn[hot];
+		uint64_t k = count ? rng_below(&r, count) : 0;
+		double thin = rng_unit(&r);
+		if (!count)
 			continue;
-		if (pick.thin >= frac) {
+		if (thin >= frac) {
 			lost++; /* an interrupt handler had the CPU */
 			continue;
 		}
 		uint64_t rem;
-		uint32_t id = touch_find(tm, g, pick.hot, pick.k, &rem);
+		uint32_t id = touch_find(tm, g, hot, k, &rem);
 		struct vm_area_struct *vma = s->table_vma[id];
 		struct pte_table *pt = &vma->tables[id - vma->first_table_id];
 		if (pt->ptl_free_at > when)
@@ -165,13 +181,15 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		a->cost[COST_HINT_FAULT] += fault_ns;
 		a->busy_ns += fault_ns;
 		vma_set_access_pid_bit_of(s, vma, p);
-		tp->done[pick.hot]++;
-		tm->pool_w[2 * g + pick.hot] -= pt->weight;
-		touch_count(tm, g, pt->rank, pt->weight, pick.hot, -1);
+		tp->done[hot]++;
+		tm->pool_w[2 * g + hot] -= pt->weight;
+		touch_count(tm, g, pt->rank, pt->weight, hot, -1);
+		pn[hot] -= pt->weight;
 		t = busy_end = pt->ptl_free_at = when + fault_whole;
 		task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
 		n++;
 	}
+	tm->ctr[g] = r.ctr;
 	tm->bulk_from[g] = t > upto ? t : upto;
 	if (busy_end > a->busy_until)
 		a->busy_until = busy_end;
