@@ -124,6 +124,12 @@ static void bulk_try_begin(struct sim *s, uint32_t g, struct task_struct *p)
 	timerq_cancel(&s->e.q, tm->timer[g]);
 }
 
+/* The first ns at which jiffies passes @p's numa_migrate_retry. */
+static inline uint64_t retry_from(const struct task_struct *p, uint64_t tick)
+{
+	return p->numa_migrate_retry < UINT64_MAX / tick - 1 ? (p->numa_migrate_retry + 1) * tick : UINT64_MAX;
+}
+
 void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 {
 	struct touch_model *tm = &s->w.touch;
@@ -146,6 +152,9 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	const uint64_t parked = s->e.duration_ns + 1;
 	struct rng r = { tm->key[g], tm->ctr[g] };
 	uint64_t pn[2] = { tm->pn_cold[g], tm->pn_hot[g] };
+	/* the first ns of the jiffy after numa_migrate_retry's: no division per fault */
+	const uint64_t tick = tick_ns(s);
+	uint64_t retry_ns = retry_from(p, tick);
 	unsigned long n = 0, lost = 0;
 	uint64_t busy_end = 0;
 	for (;;) {
@@ -186,7 +195,10 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		touch_count(tm, g, pt->rank, pt->weight, hot, -1);
 		pn[hot] -= pt->weight;
 		t = busy_end = pt->ptl_free_at = when + fault_whole;
-		task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
+		if (t >= retry_ns) {
+			task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
+			retry_ns = retry_from(p, tick);
+		}
 		n++;
 	}
 	tm->ctr[g] = r.ctr;
