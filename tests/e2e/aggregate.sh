@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Aggregated private faults (the default) against --exact (docs/model.md
-# 3.3a): the small scenarios over three seeds give the same headline figures
+# 3.3a, and the bulk draws of 3.3b): the small scenarios over three seeds give the same headline figures
 # in both modes -- each mode's mean within the exact mode's seed-to-seed
 # spread or 1%, whichever is larger; the results record the mode; pooled
 # tables are settled correctly by the paths that look at them (the
@@ -44,6 +44,12 @@ for c in "${cases[@]}"; do
     [[ $(jq '.scenario.run.exact' "$work/$name-exact-1.json") == true ]] || fail "$name: --exact not recorded"
     (( $(jq '.stats.hint_faults_pooled' "$work/$name-agg-1.json") > 0 )) || fail "$name: no fault was aggregated"
     [[ $(jq '.stats.hint_faults_pooled' "$work/$name-exact-1.json") == 0 ]] || fail "$name: --exact aggregated faults"
+    # most pooled faults are drawn in bulk, without an event each (3.3b)
+    jq -e '.stats.hint_faults_bulk * 2 > .stats.hint_faults_pooled' "$work/$name-agg-1.json" > /dev/null ||
+        fail "$name: fewer than half the pooled faults drawn in bulk"
+    (( $(jq '.stats.events' "$work/$name-agg-1.json") < $(jq '.stats.events' "$work/$name-exact-1.json") )) ||
+        fail "$name: the bulk draws saved no event"
+    [[ $(jq '.stats.hint_faults_bulk' "$work/$name-exact-1.json") == 0 ]] || fail "$name: --exact drew faults in bulk"
     grep -q "hint faults aggregated" "$work/$name-exact-1.txt" && fail "$name: --exact report names aggregated faults"
     for i in "${!names[@]}"; do
         col=$((i + 1))
