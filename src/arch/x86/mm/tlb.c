@@ -85,7 +85,6 @@ struct flush_round {
 	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
 	double handler;               /* a receiver's interrupt */
 	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
-	uint64_t recv_none_ns, recv_range_ns, recv_full_ns; /* the same, in whole ns */
 	uint64_t now;
 };
 
@@ -104,10 +103,21 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 	r.recv_none = handler + 0.0;
 	r.recv_range = handler + r.range_ns;
 	r.recv_full = handler + r.cr3_flush_ns;
-	r.recv_none_ns = ns_from_double(r.recv_none);
-	r.recv_range_ns = ns_from_double(r.recv_range);
-	r.recv_full_ns = ns_from_double(r.recv_full);
 	return r;
+}
+
+/* The end of flush_tlb_func on @c (account @a): the initiator (@local)
+ * charges itself the flush's @cost; a receiver's @recv, the handler plus
+ * that cost, is stolen from its thread.  A receiver is never the running
+ * step's CPU: nothing of it is charged. */
+static inline __attribute__((always_inline)) void
+flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a, bool local,
+		    double cost, double recv, uint64_t now)
+{
+	if (local)
+		charge(s, COST_FLUSH_LOCAL, cost);
+	else
+		engine_steal_irq_other(&s->e, a, c->curr != NULL, recv, now);
 }
 
 /* flush_tlb_func: runs on every targeted CPU, the initiator included
@@ -128,8 +138,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	const uint64_t new_tlb_gen = batch ? 0 : r->new_tlb_gen;
 	const bool range = batch ? false : r->range;
 	const uint64_t now = r->now;
-	double cost = 0, recv = r->recv_none;
-	uint64_t recv_ns = r->recv_none_ns;
+	double cost, recv;
 
 	if (!local) {
 		c->irq_tlb_count++;
@@ -168,7 +177,6 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	if (range && new_tlb_gen == c->loaded_gen + 1 && new_tlb_gen == mm_gen) {
 		cost = r->range_ns;
 		recv = r->recv_range;
-		recv_ns = r->recv_range_ns;
 		pages = (long)r->nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += r->nr;
@@ -177,7 +185,6 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	} else {
 		cost = r->cr3_flush_ns;
 		recv = r->recv_full;
-		recv_ns = r->recv_full_ns;
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
@@ -190,11 +197,12 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			   local ? (f_mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
+	/* each outcome ends on its own, with its time a constant of the
+	 * round where this is inlined */
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, cost, recv, now);
+	return;
 out:
-	if (local)
-		charge(s, COST_FLUSH_LOCAL, cost);
-	else /* a receiver is never the running step's CPU: nothing of it is charged */
-		engine_steal_irq_other(&s->e, &r->acct[cpu], c->curr != NULL, recv, recv_ns, now);
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, 0, r->recv_none, now);
 }
 
 static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
@@ -240,11 +248,18 @@ flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_ro
 		uint64_t b = mask->bits[w];
 		if (w == self >> 6)
 			b &= ~(1ull << (self & 63));
+		/* counted as sent, less those filtered out: the common
+		 * receiver then keeps no count of its own */
+		nr_ipis += __builtin_popcountll(b);
+		/* the word's CPUs, addressed from their first: one add each */
+		struct cpu_state *cw = r->cpus + w * 64;
 		for (; b; b &= b - 1) {
-			int cpu = w * 64 + __builtin_ctzll(b);
-			if (!all && !should_flush_tlb(&r->cpus[cpu], r, any_mm))
+			unsigned i = (unsigned)__builtin_ctzll(b);
+			int cpu = w * 64 + (int)i;
+			if (!all && !should_flush_tlb(&cw[i], r, any_mm)) {
+				nr_ipis--;
 				continue;
-			nr_ipis++;
+			}
 			if (all)
 				flush_tlb_func_on(s, cpu, r, false, hooks, batch, false);
 			else /* should_flush_tlb saw it awake */
