@@ -125,7 +125,8 @@ flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: r->handler is the interrupt's part, r->now the round's
  * time.  @hooks: the oracle or the trace may be on; @batch: the flush is
- * arch_tlbbatch_flush's (no mm, no generation, everything); @awake: the
+ * arch_tlbbatch_flush's (no mm, no generation, everything), else it is
+ * flush_tlb_mm_range's (an mm and its new generation); @awake: the
  * CPU is known not to be lazy.  Constants where this is inlined, so that
  * the common rounds test only what can differ from CPU to CPU. */
 static inline __attribute__((always_inline)) void
@@ -145,18 +146,25 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
 	long pages = 0;
-	if (f_mm && f_mm != loaded) {
-		/* v6.14+: a CPU that left the mm clears itself when a flush of
-		 * it still reaches it; before, it was cleared at switch-out */
-		if (r->lazy_mm_cpumask) {
-			cpumask_clear_cpu(cpu, &f_mm->cpumask);
-			if (hooks && r->trace)
-				trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0,
-					   now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+	if (!batch) {
+		if (f_mm != loaded) {
+			/* v6.14+: a CPU that left the mm clears itself when a
+			 * flush of it still reaches it; before, it was cleared
+			 * at switch-out */
+			if (r->lazy_mm_cpumask) {
+				cpumask_clear_cpu(cpu, &f_mm->cpumask);
+				if (hooks && r->trace)
+					trace_emit(s->e.trace, TR_TLB_FLUSH, cpu,
+						   c->curr ? c->curr->pid : 0, now, 0,
+						   TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+			}
+			goto out;
 		}
+	} else if (!loaded) {
 		goto out;
 	}
-	if (!loaded || loaded->global_asid)
+	/* loaded is the flush's mm (never NULL) or, for a batch, any */
+	if (loaded->global_asid)
 		goto out;
 	if (!awake && c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
@@ -167,7 +175,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		c->is_lazy = false;
 		goto out;
 	}
-	if (new_tlb_gen && new_tlb_gen <= c->loaded_gen)
+	if (!batch && new_tlb_gen <= c->loaded_gen) /* a batch has no generation */
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
 	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
@@ -209,7 +217,7 @@ static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *
 			   double handler, uint64_t now)
 {
 	struct flush_round r = flush_round(s, f, handler, now);
-	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, false, false);
+	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, !f->mm, false);
 }
 
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
@@ -287,16 +295,20 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	s->st.flush_rounds++;
 	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
 	const struct flush_round r = flush_round(s, f, cm->ipi_handler_ns, now);
-	const bool any_mm = !r.lazy_mm_cpumask || !f->mm || f->trim_cpumask;
+	const bool batch = !f->mm, any_mm = !r.lazy_mm_cpumask || batch || f->trim_cpumask;
+	VM_BUG_ON(batch ? f->new_tlb_gen || f->end != TLB_FLUSH_ALL || all : !f->new_tlb_gen);
 	/* a receiver (the initiator's own flush comes last): inlined, as a
-	 * round runs it for up to every CPU, and apart for the common round
-	 * with neither the oracle nor the trace to call */
+	 * round runs it for up to every CPU, and apart for each common round
+	 * with neither the oracle nor the trace to call: a batch, and an mm's
+	 * flush to its awake CPUs or (freed page tables) to all */
 	if (r.oracle || r.trace)
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, false);
-	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL && !all)
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, batch);
+	else if (batch)
 		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
+	else if (all)
+		nr_ipis = flush_receivers(s, mask, &r, self, true, any_mm, false, false);
 	else
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, false);
+		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, false);
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
