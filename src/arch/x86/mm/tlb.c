@@ -82,6 +82,7 @@ struct flush_round {
 	unsigned long nr;             /* pages of a range flush */
 	bool range;                   /* f->end != TLB_FLUSH_ALL */
 	bool lazy_mm_cpumask, trace, oracle;
+	bool global_asids;            /* INVLPGB: an mm may have a global ASID */
 	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
 	double handler;               /* a receiver's interrupt */
 	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
@@ -95,6 +96,7 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 		.cpus = s->cpus, .acct = s->e.acct, .mm = f->mm, .new_tlb_gen = f->new_tlb_gen,
 		.range = f->end != TLB_FLUSH_ALL, .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
 		.trace = trace_on(s, TR_TLB_FLUSH), .oracle = s->oracle != NULL,
+		.global_asids = x86_invlpgb(s),
 		.cr3_flush_ns = s->m.cost.cr3_flush_ns, .refill_ns = machine_tlb_refill_ns(&s->m),
 		.handler = handler, .now = now,
 	};
@@ -124,13 +126,15 @@ flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a
  * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: r->handler is the interrupt's part, r->now the round's
- * time.  @hooks: the oracle or the trace may be on; @batch: the flush is
- * arch_tlbbatch_flush's (no mm, no generation, everything), else it is
- * flush_tlb_mm_range's (an mm and its new generation); @awake: the
+ * time.  @general: the oracle or the trace may be on, or an mm may have
+ * a global ASID (else none has: consider_global_asid gives one only where
+ * INVLPGB is used, as mm_global_asid reads 0 without it); @batch: the
+ * flush is arch_tlbbatch_flush's (no mm, no generation, everything), else
+ * it is flush_tlb_mm_range's (an mm and its new generation); @awake: the
  * CPU is known not to be lazy.  Constants where this is inlined, so that
  * the common rounds test only what can differ from CPU to CPU. */
 static inline __attribute__((always_inline)) void
-flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool hooks,
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool general,
 		  bool batch, bool awake)
 {
 	struct cpu_state *c = &r->cpus[cpu];
@@ -153,7 +157,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 			 * at switch-out */
 			if (r->lazy_mm_cpumask) {
 				cpumask_clear_cpu(cpu, &f_mm->cpumask);
-				if (hooks && r->trace)
+				if (general && r->trace)
 					trace_emit(s->e.trace, TR_TLB_FLUSH, cpu,
 						   c->curr ? c->curr->pid : 0, now, 0,
 						   TLB_REMOTE_WRONG_CPU, 0, 0, 0);
@@ -164,7 +168,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		goto out;
 	}
 	/* loaded is the flush's mm (never NULL) or, for a batch, any */
-	if (loaded->global_asid)
+	if (general && loaded->global_asid)
 		goto out;
 	if (!awake && c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
@@ -188,7 +192,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		pages = (long)r->nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += r->nr;
-		if (hooks && r->oracle)
+		if (general && r->oracle)
 			oracle_range_cpu(s, cpu);
 	} else {
 		cost = r->cr3_flush_ns;
@@ -197,11 +201,11 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
 		tlb_refill_acct(c, &r->acct[cpu], now, r->refill_ns);
-		if (hooks && r->oracle)
+		if (general && r->oracle)
 			oracle_drop_mm(s, cpu, loaded, "flush_tlb_func: full flush");
 	}
 	c->loaded_gen = mm_gen;
-	if (hooks && r->trace)
+	if (general && r->trace)
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			   local ? (f_mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
@@ -246,10 +250,10 @@ static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
 /* The receivers of a round, in CPU order (@self, the initiator, left out).
  * Each word of the mask is read once, before its CPUs are handled: a
  * receiver may clear its own bit of the mask being walked.  Returns the
- * number of IPIs sent.  @hooks, @batch: as for flush_tlb_func_on. */
+ * number of IPIs sent.  @general, @batch: as for flush_tlb_func_on. */
 static inline __attribute__((always_inline)) int
 flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_round *r,
-		int self, bool all, bool any_mm, bool hooks, bool batch)
+		int self, bool all, bool any_mm, bool general, bool batch)
 {
 	int nr_ipis = 0;
 	for (int w = 0; w < nr_cpu_words; w++) {
@@ -269,9 +273,9 @@ flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_ro
 				continue;
 			}
 			if (all)
-				flush_tlb_func_on(s, cpu, r, false, hooks, batch, false);
+				flush_tlb_func_on(s, cpu, r, false, general, batch, false);
 			else /* should_flush_tlb saw it awake */
-				flush_tlb_func_on(s, cpu, r, false, hooks, batch, true);
+				flush_tlb_func_on(s, cpu, r, false, general, batch, true);
 		}
 	}
 	return nr_ipis;
@@ -299,9 +303,9 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	VM_BUG_ON(batch ? f->new_tlb_gen || f->end != TLB_FLUSH_ALL || all : !f->new_tlb_gen);
 	/* a receiver (the initiator's own flush comes last): inlined, as a
 	 * round runs it for up to every CPU, and apart for each common round
-	 * with neither the oracle nor the trace to call: a batch, and an mm's
+	 * (no oracle or trace to call, no global ASIDs): a batch, and an mm's
 	 * flush to its awake CPUs or (freed page tables) to all */
-	if (r.oracle || r.trace)
+	if (r.oracle || r.trace || r.global_asids)
 		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, batch);
 	else if (batch)
 		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
