@@ -147,10 +147,11 @@ static inline void engine_steal_irq(struct engine *e, int cpu, bool running, dou
 }
 
 /* engine_steal_irq for a CPU @a that is not the running step's (an IPI
- * round's receiver), with @ns_whole = ns_from_double(@ns) computed once for
- * the round: the same updates, in the same order. */
+ * round's receiver): the same updates, in the same order.  The delay is
+ * converted to whole ns only where there is work to delay, which few
+ * receivers have: a round's common receiver then carries one value. */
 static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, bool running,
-					  double ns, uint64_t ns_whole, uint64_t now)
+					  double ns, uint64_t now)
 {
 	a->cost[COST_IPI_HANDLE] += ns;
 	a->busy_ns += ns;
@@ -159,11 +160,11 @@ static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, 
 		return;
 	if (!a->in_kernel) {
 		if (a->busy_until > now)
-			a->busy_until += ns_whole;
+			a->busy_until += ns_from_double(ns);
 		return;
 	}
 	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
-		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_whole);
+		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_from_double(ns));
 }
 
 /* Time taken from another CPU's work.  Refill walks are the thread's own

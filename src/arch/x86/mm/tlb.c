@@ -82,10 +82,10 @@ struct flush_round {
 	unsigned long nr;             /* pages of a range flush */
 	bool range;                   /* f->end != TLB_FLUSH_ALL */
 	bool lazy_mm_cpumask, trace, oracle;
+	bool global_asids;            /* INVLPGB: an mm may have a global ASID */
 	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
 	double handler;               /* a receiver's interrupt */
 	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
-	uint64_t recv_none_ns, recv_range_ns, recv_full_ns; /* the same, in whole ns */
 	uint64_t now;
 };
 
@@ -96,6 +96,7 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 		.cpus = s->cpus, .acct = s->e.acct, .mm = f->mm, .new_tlb_gen = f->new_tlb_gen,
 		.range = f->end != TLB_FLUSH_ALL, .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
 		.trace = trace_on(s, TR_TLB_FLUSH), .oracle = s->oracle != NULL,
+		.global_asids = x86_invlpgb(s),
 		.cr3_flush_ns = s->m.cost.cr3_flush_ns, .refill_ns = machine_tlb_refill_ns(&s->m),
 		.handler = handler, .now = now,
 	};
@@ -104,22 +105,36 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 	r.recv_none = handler + 0.0;
 	r.recv_range = handler + r.range_ns;
 	r.recv_full = handler + r.cr3_flush_ns;
-	r.recv_none_ns = ns_from_double(r.recv_none);
-	r.recv_range_ns = ns_from_double(r.recv_range);
-	r.recv_full_ns = ns_from_double(r.recv_full);
 	return r;
+}
+
+/* The end of flush_tlb_func on @c (account @a): the initiator (@local)
+ * charges itself the flush's @cost; a receiver's @recv, the handler plus
+ * that cost, is stolen from its thread.  A receiver is never the running
+ * step's CPU: nothing of it is charged. */
+static inline __attribute__((always_inline)) void
+flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a, bool local,
+		    double cost, double recv, uint64_t now)
+{
+	if (local)
+		charge(s, COST_FLUSH_LOCAL, cost);
+	else
+		engine_steal_irq_other(&s->e, a, c->curr != NULL, recv, now);
 }
 
 /* flush_tlb_func: runs on every targeted CPU, the initiator included
  * (@local: this is the initiating CPU).
  * A receiver's handling time (the interrupt plus the flush) is stolen
  * from its thread: r->handler is the interrupt's part, r->now the round's
- * time.  @hooks: the oracle or the trace may be on; @batch: the flush is
- * arch_tlbbatch_flush's (no mm, no generation, everything); @awake: the
+ * time.  @general: the oracle or the trace may be on, or an mm may have
+ * a global ASID (else none has: consider_global_asid gives one only where
+ * INVLPGB is used, as mm_global_asid reads 0 without it); @batch: the
+ * flush is arch_tlbbatch_flush's (no mm, no generation, everything), else
+ * it is flush_tlb_mm_range's (an mm and its new generation); @awake: the
  * CPU is known not to be lazy.  Constants where this is inlined, so that
  * the common rounds test only what can differ from CPU to CPU. */
 static inline __attribute__((always_inline)) void
-flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool hooks,
+flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool local, bool general,
 		  bool batch, bool awake)
 {
 	struct cpu_state *c = &r->cpus[cpu];
@@ -128,26 +143,32 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	const uint64_t new_tlb_gen = batch ? 0 : r->new_tlb_gen;
 	const bool range = batch ? false : r->range;
 	const uint64_t now = r->now;
-	double cost = 0, recv = r->recv_none;
-	uint64_t recv_ns = r->recv_none_ns;
+	double cost, recv;
 
 	if (!local) {
 		c->irq_tlb_count++;
 		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
 	}
 	long pages = 0;
-	if (f_mm && f_mm != loaded) {
-		/* v6.14+: a CPU that left the mm clears itself when a flush of
-		 * it still reaches it; before, it was cleared at switch-out */
-		if (r->lazy_mm_cpumask) {
-			cpumask_clear_cpu(cpu, &f_mm->cpumask);
-			if (hooks && r->trace)
-				trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0,
-					   now, 0, TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+	if (!batch) {
+		if (f_mm != loaded) {
+			/* v6.14+: a CPU that left the mm clears itself when a
+			 * flush of it still reaches it; before, it was cleared
+			 * at switch-out */
+			if (r->lazy_mm_cpumask) {
+				cpumask_clear_cpu(cpu, &f_mm->cpumask);
+				if (general && r->trace)
+					trace_emit(s->e.trace, TR_TLB_FLUSH, cpu,
+						   c->curr ? c->curr->pid : 0, now, 0,
+						   TLB_REMOTE_WRONG_CPU, 0, 0, 0);
+			}
+			goto out;
 		}
+	} else if (!loaded) {
 		goto out;
 	}
-	if (!loaded || loaded->global_asid)
+	/* loaded is the flush's mm (never NULL) or, for a batch, any */
+	if (general && loaded->global_asid)
 		goto out;
 	if (!awake && c->is_lazy) {
 		/* switch_mm_irqs_off(NULL, &init_mm): drop the mm */
@@ -158,7 +179,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 		c->is_lazy = false;
 		goto out;
 	}
-	if (new_tlb_gen && new_tlb_gen <= c->loaded_gen)
+	if (!batch && new_tlb_gen <= c->loaded_gen) /* a batch has no generation */
 		goto out;
 	uint64_t mm_gen = loaded->tlb_gen;
 	VM_BUG_ON_MM(c->loaded_gen > mm_gen, loaded);
@@ -168,40 +189,39 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	if (range && new_tlb_gen == c->loaded_gen + 1 && new_tlb_gen == mm_gen) {
 		cost = r->range_ns;
 		recv = r->recv_range;
-		recv_ns = r->recv_range_ns;
 		pages = (long)r->nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += r->nr;
-		if (hooks && r->oracle)
+		if (general && r->oracle)
 			oracle_range_cpu(s, cpu);
 	} else {
 		cost = r->cr3_flush_ns;
 		recv = r->recv_full;
-		recv_ns = r->recv_full_ns;
 		pages = -1;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
 		tlb_refill_acct(c, &r->acct[cpu], now, r->refill_ns);
-		if (hooks && r->oracle)
+		if (general && r->oracle)
 			oracle_drop_mm(s, cpu, loaded, "flush_tlb_func: full flush");
 	}
 	c->loaded_gen = mm_gen;
-	if (hooks && r->trace)
+	if (general && r->trace)
 		trace_emit(s->e.trace, TR_TLB_FLUSH, cpu, c->curr ? c->curr->pid : 0, now, 0,
 			   local ? (f_mm ? TLB_LOCAL_MM_SHOOTDOWN : TLB_LOCAL_SHOOTDOWN)
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
+	/* each outcome ends on its own, with its time a constant of the
+	 * round where this is inlined */
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, cost, recv, now);
+	return;
 out:
-	if (local)
-		charge(s, COST_FLUSH_LOCAL, cost);
-	else /* a receiver is never the running step's CPU: nothing of it is charged */
-		engine_steal_irq_other(&s->e, &r->acct[cpu], c->curr != NULL, recv, recv_ns, now);
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, 0, r->recv_none, now);
 }
 
 static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
 			   double handler, uint64_t now)
 {
 	struct flush_round r = flush_round(s, f, handler, now);
-	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, false, false);
+	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, !f->mm, false);
 }
 
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
@@ -230,25 +250,32 @@ static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
 /* The receivers of a round, in CPU order (@self, the initiator, left out).
  * Each word of the mask is read once, before its CPUs are handled: a
  * receiver may clear its own bit of the mask being walked.  Returns the
- * number of IPIs sent.  @hooks, @batch: as for flush_tlb_func_on. */
+ * number of IPIs sent.  @general, @batch: as for flush_tlb_func_on. */
 static inline __attribute__((always_inline)) int
 flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_round *r,
-		int self, bool all, bool any_mm, bool hooks, bool batch)
+		int self, bool all, bool any_mm, bool general, bool batch)
 {
 	int nr_ipis = 0;
 	for (int w = 0; w < nr_cpu_words; w++) {
 		uint64_t b = mask->bits[w];
 		if (w == self >> 6)
 			b &= ~(1ull << (self & 63));
+		/* counted as sent, less those filtered out: the common
+		 * receiver then keeps no count of its own */
+		nr_ipis += __builtin_popcountll(b);
+		/* the word's CPUs, addressed from their first: one add each */
+		struct cpu_state *cw = r->cpus + w * 64;
 		for (; b; b &= b - 1) {
-			int cpu = w * 64 + __builtin_ctzll(b);
-			if (!all && !should_flush_tlb(&r->cpus[cpu], r, any_mm))
+			unsigned i = (unsigned)__builtin_ctzll(b);
+			int cpu = w * 64 + (int)i;
+			if (!all && !should_flush_tlb(&cw[i], r, any_mm)) {
+				nr_ipis--;
 				continue;
-			nr_ipis++;
+			}
 			if (all)
-				flush_tlb_func_on(s, cpu, r, false, hooks, batch, false);
+				flush_tlb_func_on(s, cpu, r, false, general, batch, false);
 			else /* should_flush_tlb saw it awake */
-				flush_tlb_func_on(s, cpu, r, false, hooks, batch, true);
+				flush_tlb_func_on(s, cpu, r, false, general, batch, true);
 		}
 	}
 	return nr_ipis;
@@ -272,16 +299,20 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	s->st.flush_rounds++;
 	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
 	const struct flush_round r = flush_round(s, f, cm->ipi_handler_ns, now);
-	const bool any_mm = !r.lazy_mm_cpumask || !f->mm || f->trim_cpumask;
+	const bool batch = !f->mm, any_mm = !r.lazy_mm_cpumask || batch || f->trim_cpumask;
+	VM_BUG_ON(batch ? f->new_tlb_gen || f->end != TLB_FLUSH_ALL || all : !f->new_tlb_gen);
 	/* a receiver (the initiator's own flush comes last): inlined, as a
-	 * round runs it for up to every CPU, and apart for the common round
-	 * with neither the oracle nor the trace to call */
-	if (r.oracle || r.trace)
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, false);
-	else if (!f->mm && !f->new_tlb_gen && f->end == TLB_FLUSH_ALL && !all)
+	 * round runs it for up to every CPU, and apart for each common round
+	 * (no oracle or trace to call, no global ASIDs): a batch, and an mm's
+	 * flush to its awake CPUs or (freed page tables) to all */
+	if (r.oracle || r.trace || r.global_asids)
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, batch);
+	else if (batch)
 		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
+	else if (all)
+		nr_ipis = flush_receivers(s, mask, &r, self, true, any_mm, false, false);
 	else
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, false, false);
+		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, false);
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
