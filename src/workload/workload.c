@@ -491,6 +491,12 @@ void workload_free(struct sim *s)
 	free(s->w.mem_q);
 	free(s->w.sat_ns);
 	free(s->w.peak_q);
+	free(s->w.op_node);
+	free(s->w.demand_bps);
+	free(s->w.demand_in);
+	s->w.op_node = NULL;
+	s->w.demand_bps = NULL;
+	s->w.demand_in = NULL;
 	s->w.frac_cache = s->w.mem_q = s->w.sat_ns = s->w.peak_q = NULL;
 	s->w.slice_of = s->w.toucher = NULL;
 	s->w.class_pages = NULL;
@@ -530,6 +536,9 @@ static void class_recompute(struct sim *s, int cls)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
 	class_frac_compute(s, cls, &s->w.frac_cache[row]);
 	s->w.lat_stale[cls] = 0;
+	/* the tasks' op_ns and bandwidth demand read these */
+	s->w.op_valid = false;
+	s->w.demand_valid = false;
 }
 
 /* Called for every running task at every rate refresh, where a class is
@@ -670,21 +679,55 @@ static bool bw_step(double *q, double demand, double capacity_gbs)
 	return moved;
 }
 
+static bool demand_counts(const struct task_struct *t)
+{
+	return !t->syscall_caller && t->state == TASK_ON_CPU;
+}
+
+/* The first round's demand is a function of op_ns, the classes' fractions
+ * (frac_cache) and the set of running tasks: the last sums are kept while
+ * op_ns and the fractions are unchanged (refresh_op_ns and class_recompute
+ * clear demand_valid) and the same tasks run.  The sums are the same
+ * additions in the same order either way. */
+static bool demand_current(const struct sim *s)
+{
+	if (!s->w.demand_valid)
+		return false;
+	for (int i = 0; i < s->nr_tasks; i++)
+		if (demand_counts(&s->tasks[i]) != s->w.demand_in[i])
+			return false;
+	return true;
+}
+
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
  * true if they moved, and op_ns with them. */
 static bool solve_bandwidth(struct sim *s)
 {
+	struct workload *w = &s->w;
 	int nodes = s->m.nr_nodes;
 	double node_bps[MAX_NUMNODES];
 	bool changed = false;
 	for (int round = 0; round < BW_MAX_ROUNDS; round++) {
 		double link_bps = 0;
-		for (int n = 0; n < nodes; n++)
-			node_bps[n] = 0;
-		for (int i = 0; i < s->nr_tasks; i++) {
-			const struct task_struct *t = &s->tasks[i];
-			if (!t->syscall_caller && t->state == TASK_ON_CPU)
-				task_demand(s, t, changed ? task_op_ns(s, t) : s->w.op_ns[i], node_bps, &link_bps);
+		if (round == 0 && demand_current(s)) {
+			memcpy(node_bps, w->demand_bps, (size_t)nodes * sizeof(double));
+			link_bps = w->demand_bps[nodes];
+		} else {
+			for (int n = 0; n < nodes; n++)
+				node_bps[n] = 0;
+			for (int i = 0; i < s->nr_tasks; i++) {
+				const struct task_struct *t = &s->tasks[i];
+				if (round == 0)
+					w->demand_in[i] = demand_counts(t);
+				if (demand_counts(t))
+					task_demand(s, t, changed ? task_op_ns(s, t) : w->op_ns[i], node_bps,
+						    &link_bps);
+			}
+			if (round == 0) {
+				memcpy(w->demand_bps, node_bps, (size_t)nodes * sizeof(double));
+				w->demand_bps[nodes] = link_bps;
+				w->demand_valid = true;
+			}
 		}
 		bool moved = false;
 		for (int n = 0; n < nodes; n++)
@@ -698,9 +741,13 @@ static bool solve_bandwidth(struct sim *s)
 	return changed;
 }
 
-/* The rates from each task's ns per operation (s->w.op_ns). */
+/* The rates from each task's ns per operation (s->w.op_ns); kept while
+ * op_ns is (refresh_op_ns clears rates_valid when it recomputes). */
 static void rates_from_op_ns(struct sim *s)
 {
+	if (s->w.rates_valid)
+		return;
+	s->w.rates_valid = true;
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
@@ -713,10 +760,44 @@ static void rates_from_op_ns(struct sim *s)
 	refresh_page_rates(s);
 }
 
+/* Whether every task's op_ns is what task_op_ns would give now.  It is a
+ * function of the task's node and of its slice's and its process's shared
+ * class's latencies (a syscall caller's of neither): they are unchanged
+ * while no class has been recomputed since (op_valid), the task's classes
+ * are not stale -- else class_refresh would recompute them -- and it runs
+ * on the same node. */
+static bool op_ns_current(struct sim *s)
+{
+	const struct workload *w = &s->w;
+	if (!w->op_valid)
+		return false;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		if (t->syscall_caller)
+			continue;
+		int shared = s->nr_tasks + (w->p.map_shared ? 0 : t->mm->id);
+		if (w->op_node[i] != s->cpus[t->cpu].node || w->lat_stale[w->slice_of[t->idx]] ||
+		    w->lat_stale[shared])
+			return false;
+	}
+	return true;
+}
+
+/* op_ns of every task, when one of them may have changed; what follows
+ * from op_ns (the bandwidth demand, the rates) is then recomputed too. */
 static void refresh_op_ns(struct sim *s)
 {
-	for (int i = 0; i < s->nr_tasks; i++)
-		s->w.op_ns[i] = task_op_ns(s, &s->tasks[i]);
+	struct workload *w = &s->w;
+	if (op_ns_current(s))
+		return;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		w->op_ns[i] = task_op_ns(s, &s->tasks[i]);
+		w->op_node[i] = s->cpus[s->tasks[i].cpu].node;
+	}
+	/* each class a task read was recomputed before it read it, so
+	 * op_ns is current even if some were recomputed in the loop */
+	w->op_valid = true;
+	w->demand_valid = w->rates_valid = false;
 }
 
 /* The rates from s->w.op_ns, after the bandwidth roofline has had its say. */
@@ -727,8 +808,10 @@ static void settle_rates(struct sim *s)
 	rates_from_op_ns(s);
 }
 
+/* Everything from scratch (a phase moved the slices' touchers). */
 static void refresh_rates(struct sim *s)
 {
+	s->w.op_valid = false;
 	refresh_op_ns(s);
 	settle_rates(s);
 }
@@ -750,8 +833,13 @@ int workload_start(struct sim *s)
 	s->w.mem_q = malloc((size_t)s->m.nr_nodes * sizeof(double));
 	s->w.sat_ns = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.peak_q = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
-	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q)
+	s->w.op_node = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
+	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
+	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
+	    !s->w.demand_bps || !s->w.demand_in)
 		return -1;
+	s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.mem_q[n] = 1;
 	s->w.link_q = 1;
