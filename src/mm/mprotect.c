@@ -45,8 +45,11 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		flushed = true;
 	}
 
+	/* what the loop reads of the call's context, read once: each PTE
+	 * store could alias it, so the compiler would reload it per PTE */
 	struct prot_numa_test pt;
 	prot_numa_test_init(&pt, vma, is_private_single_threaded);
+	bool oracle = s->oracle != NULL;
 	pte_t *ptes = vma->ptes;
 	struct folio_store *fs = vma->store;
 	uint64_t pgoff = vma->store_pgoff;
@@ -78,7 +81,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
 		set_pte_at_batched(t, (unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
-		if (s->oracle)
+		if (oracle)
 			oracle_pte_off(s, vma, vma->vm_start + (i << PAGE_SHIFT), newpte);
 		if (!pages)
 			changed_lo = i;

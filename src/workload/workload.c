@@ -511,8 +511,13 @@ void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 				   .flags = (uint8_t)(t->lazy_order << FOLIO_ORDER_SHIFT), .mapcount = 1 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
+	/* copied as one 8-byte word: assigning the struct, the compiler
+	 * rebuilds its bit-fields for every page */
+	uint64_t word;
+	memcpy(&word, &init, sizeof(word));
+	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
 	for (uint64_t i = i0; i < i1; i++)
-		vma->store->pg[vma->store_pgoff + i] = init;
+		memcpy(&pg[i], &word, sizeof(word));
 	memset(&vma->ptes[i0], PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY, i1 - i0);
 	t->lazy = false;
 	if (t->lazy_partial) { /* the partial unmap it was built with */
