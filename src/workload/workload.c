@@ -534,6 +534,20 @@ static double class_latency_compute(struct sim *s, int cls, int node);
 
 static void class_frac_compute(struct sim *s, int cls, double *frac);
 
+/* A class's placement (or the stretches) changed: its latency and
+ * fractions are recomputed when next read, and so is every task's op_ns. */
+static void class_mark_stale(struct workload *w, int cls)
+{
+	w->lat_stale[cls] = 1;
+	w->op_valid = false;
+}
+
+static void class_mark_all_stale(struct workload *w)
+{
+	memset(w->lat_stale, 1, (size_t)w->nr_classes);
+	w->op_valid = false;
+}
+
 static void class_recompute(struct sim *s, int cls)
 {
 	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
@@ -541,9 +555,8 @@ static void class_recompute(struct sim *s, int cls)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
 	class_frac_compute(s, cls, &s->w.frac_cache[row]);
 	s->w.lat_stale[cls] = 0;
-	/* the tasks' op_ns and bandwidth demand read these */
-	s->w.op_valid = false;
-	s->w.demand_valid = false;
+	/* what the tasks' op_ns and bandwidth demand were computed from may
+	 * have changed, but class_mark_stale cleared op_valid already */
 }
 
 /* Called for every running task at every rate refresh, where a class is
@@ -690,19 +703,10 @@ static bool demand_counts(const struct task_struct *t)
 }
 
 /* The first round's demand is a function of op_ns, the classes' fractions
- * (frac_cache) and the set of running tasks: the last sums are kept while
- * op_ns and the fractions are unchanged (refresh_op_ns and class_recompute
- * clear demand_valid) and the same tasks run.  The sums are the same
- * additions in the same order either way. */
-static bool demand_current(const struct sim *s)
-{
-	if (!s->w.demand_valid)
-		return false;
-	for (int i = 0; i < s->nr_tasks; i++)
-		if (demand_counts(&s->tasks[i]) != s->w.demand_in[i])
-			return false;
-	return true;
-}
+ * (frac_cache, which change only with op_ns) and the set of running tasks:
+ * its last sums are kept while both are unchanged (refresh_op_ns, which
+ * runs before every solve, clears demand_valid if not).  The sums are the
+ * same additions in the same order either way. */
 
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
  * true if they moved, and op_ns with them. */
@@ -714,7 +718,7 @@ static bool solve_bandwidth(struct sim *s)
 	bool changed = false;
 	for (int round = 0; round < BW_MAX_ROUNDS; round++) {
 		double link_bps = 0;
-		if (round == 0 && demand_current(s)) {
+		if (round == 0 && w->demand_valid) {
 			memcpy(node_bps, w->demand_bps, (size_t)nodes * sizeof(double));
 			link_bps = w->demand_bps[nodes];
 		} else {
@@ -741,7 +745,7 @@ static bool solve_bandwidth(struct sim *s)
 		if (!moved)
 			break;
 		changed = true;
-		memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes); /* the stretches changed */
+		class_mark_all_stale(&s->w); /* the stretches changed */
 	}
 	return changed;
 }
@@ -765,42 +769,37 @@ static void rates_from_op_ns(struct sim *s)
 	refresh_page_rates(s);
 }
 
-/* Whether every task's op_ns is what task_op_ns would give now.  It is a
+/* op_ns of every task, unless no task's can have changed: it is a
  * function of the task's node and of its slice's and its process's shared
- * class's latencies (a syscall caller's of neither): they are unchanged
- * while no class has been recomputed since (op_valid), the task's classes
- * are not stale -- else class_refresh would recompute them -- and it runs
- * on the same node. */
-static bool op_ns_current(struct sim *s)
-{
-	const struct workload *w = &s->w;
-	if (!w->op_valid)
-		return false;
-	for (int i = 0; i < s->nr_tasks; i++) {
-		const struct task_struct *t = &s->tasks[i];
-		if (t->syscall_caller)
-			continue;
-		int shared = s->nr_tasks + (w->p.map_shared ? 0 : t->mm->id);
-		if (w->op_node[i] != s->cpus[t->cpu].node || w->lat_stale[w->slice_of[t->idx]] ||
-		    w->lat_stale[shared])
-			return false;
-	}
-	return true;
-}
-
-/* op_ns of every task, when one of them may have changed; what follows
- * from op_ns (the bandwidth demand, the rates) is then recomputed too. */
+ * class's latencies (a syscall caller's of neither), which are unchanged
+ * while no class has been marked stale since op_ns was computed
+ * (op_valid; a class is recomputed only when stale).  Else every task's is
+ * recomputed, and what follows from op_ns (the bandwidth demand, the
+ * rates) too.  When it is kept, the loop also tells solve_bandwidth
+ * whether the same tasks run as when its first-round sums were taken. */
 static void refresh_op_ns(struct sim *s)
 {
 	struct workload *w = &s->w;
-	if (op_ns_current(s))
-		return;
+	if (w->op_valid) {
+		bool same_nodes = true, same_running = true;
+		for (int i = 0; i < s->nr_tasks; i++) {
+			const struct task_struct *t = &s->tasks[i];
+			same_nodes &= t->syscall_caller || w->op_node[i] == s->cpus[t->cpu].node;
+			same_running &= demand_counts(t) == w->demand_in[i];
+		}
+		if (same_nodes) {
+			if (!same_running)
+				w->demand_valid = false;
+			return;
+		}
+	}
 	for (int i = 0; i < s->nr_tasks; i++) {
 		w->op_ns[i] = task_op_ns(s, &s->tasks[i]);
 		w->op_node[i] = s->cpus[s->tasks[i].cpu].node;
 	}
 	/* each class a task read was recomputed before it read it, so
-	 * op_ns is current even if some were recomputed in the loop */
+	 * op_ns is current even if some were recomputed in the loop; a class
+	 * still stale is read by no task */
 	w->op_valid = true;
 	w->demand_valid = w->rates_valid = false;
 }
@@ -856,7 +855,7 @@ int workload_start(struct sim *s)
 		s->w.slice_of[i] = s->w.toucher[i] = i;
 	s->w.phase = 0;
 	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
-	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
+	class_mark_all_stale(&s->w);
 	if (!s->w.task_rate || !s->w.op_ns || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
@@ -975,7 +974,7 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
 	class_nodes(&s->w, cls, hot)[from] -= nr * t->weight;
 	class_nodes(&s->w, cls, hot)[to] += nr * t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* ---- aggregated private faults (docs/model.md 3.3a) ------------------------ */
@@ -1061,7 +1060,7 @@ void workload_page_zapped(struct sim *s, struct vm_area_struct *vma, uint64_t ad
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
 	class_nodes(&s->w, cls, hot)[vma->store->pg[idx].nid] -= t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* The first touch after a zap (do_anonymous_page): a new order-0 page on
@@ -1088,7 +1087,7 @@ void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t a
 		return;
 	int cls = table_class(s, vma, t);
 	class_nodes(&s->w, cls, hot)[nid] += t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* ---- the hint-fault process -------------------------------------------- */

@@ -142,7 +142,7 @@ struct workload {
 	uint8_t *lat_stale;          /* [class]: placement changed since */
 	/* What the 10 ms tick may keep from the last (workload.c, "latency
 	 * and rates"): each is recomputed when one of its inputs changed. */
-	bool op_valid;               /* no class_recompute since op_ns was last computed */
+	bool op_valid;               /* no class marked stale since op_ns was last computed */
 	int *op_node;                /* [task]: the node op_ns was computed for */
 	bool demand_valid;           /* demand_bps: solve_bandwidth's first round, at op_ns */
 	double *demand_bps;          /* [node, then the link]: its sums */
