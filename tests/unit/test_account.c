@@ -3,7 +3,7 @@
  * while their inputs are unchanged.  A world that keeps them and one that
  * recomputes everything at every tick go through the same changes -- a page
  * of a slice moves, a shared page moves, a task changes node, a task leaves
- * its CPU -- and must agree bit for bit after every tick. */
+ * its CPU, a phase -- and must agree bit for bit after every tick. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +118,31 @@ static void test_kept_rates_match_recomputed(void **state)
 		tick(w[j], ms, j == 0);
 	}
 	assert_true(a->w.mem_q[0] != q[0] || a->w.link_q != q[1]);
+	same(w[0], w[1]);
+
+	/* a phase: each thread touches the next one's slice.  First the
+	 * roofline is lifted and a tick passes, so that nothing but the phase
+	 * changes (the stretches stay where they are). */
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->m.mem_bw_gbs = w[j]->m.link_bw_gbs = 0;
+		tick(w[j], ms, j == 0);
+	}
+	memcpy(before, a->w.op_ns, (size_t)a->nr_tasks * sizeof(double));
+	ms += 10;
+	for (int j = 0; j < 2; j++)
+		tick(w[j], ms, j == 0);
+	assert_false(ops_changed(a, before));
+	same(w[0], w[1]);
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->w.p.phase_every_s = 1;
+		w[j]->w.next_phase_ns = ms * NSEC_PER_MSEC;
+		workload_phase(w[j], ms * NSEC_PER_MSEC);
+		tick(w[j], ms, j == 0);
+	}
+	assert_int_equal(a->w.slice_of[0], 1);
+	assert_true(ops_changed(a, before));
 	same(w[0], w[1]);
 
 	for (int j = 0; j < 2; j++)
