@@ -110,27 +110,27 @@ static bool is_cow_mapping(unsigned long flags)
 	return !(flags & VM_SHARED) && (flags & VM_WRITE);
 }
 
+void prot_numa_test_init(struct prot_numa_test *pt, struct vm_area_struct *vma,
+			 bool is_private_single_threaded)
+{
+	struct sim *s = vma->vm_mm->sim;
+	pt->mthp_numa = s->k.mthp_numa;
+	pt->maybe_mapped_shared = s->k.maybe_mapped_shared;
+	pt->cow = is_cow_mapping(vma->vm_flags);
+	pt->local_nid = is_private_single_threaded ? numa_node_id(s) : NUMA_NO_NODE;
+	pt->vma = vma;
+}
+
 /* folio_can_map_prot_numa: is hinting this folio useful and safe?  The
  * v6.19 helper; its COW test was folio_likely_mapped_shared (plus DMA pins)
- * from v6.10 and folio_maybe_mapped_shared from v6.15. */
+ * from v6.10 and folio_maybe_mapped_shared from v6.15.  The tests are
+ * prot_numa_test_folio's (linux/mm.h). */
 bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
 			     bool is_private_single_threaded)
 {
-	struct sim *s = vma->vm_mm->sim;
-
-	if (is_cow_mapping(vma->vm_flags) &&
-	    (s->k.maybe_mapped_shared ? folio_maybe_mapped_shared(folio)
-				      : folio_likely_mapped_shared(folio)))
-		return false;
-	if (folio_maybe_dma_pinned(folio))
-		return false;
-	if (!folio_test_anon(folio) && folio_test_dirty(folio))
-		return false;
-	/* a single-threaded process's folio already on this node: a fault
-	 * could only say "local" */
-	if (is_private_single_threaded && folio_nid(folio) == numa_node_id(s))
-		return false;
-	return true;
+	struct prot_numa_test pt;
+	prot_numa_test_init(&pt, vma, is_private_single_threaded);
+	return prot_numa_test_folio(&pt, folio);
 }
 
 /* page_count() of a folio's pages: one reference per PTE mapping (one per
@@ -149,11 +149,16 @@ static int folio_ref_count(struct folio folio)
 bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *vma,
 		       bool is_private_single_threaded)
 {
-	struct sim *s = vma->vm_mm->sim;
+	struct prot_numa_test pt;
+	prot_numa_test_init(&pt, vma, is_private_single_threaded);
+	return prot_numa_test(&pt, folio, idx);
+}
 
-	if (s->k.mthp_numa) /* d2136d749d76 and later */
-		return folio_can_map_prot_numa(folio, vma, is_private_single_threaded);
-	if (is_cow_mapping(vma->vm_flags)) {
+bool prot_numa_test_pre_mthp(const struct prot_numa_test *pt, struct folio folio, uint64_t idx)
+{
+	struct sim *s = pt->vma->vm_mm->sim;
+
+	if (pt->cow) {
 		if (s->k.prot_numa_refcount) {
 			/* 80d47f5de5e3 (v5.14): "Don't touch entries that are not
 			 * even readable" -- page_count() != 1, which a large folio
@@ -166,7 +171,7 @@ bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *
 	}
 	if (!folio_test_anon(folio) && folio_test_dirty(folio))
 		return false;
-	if (is_private_single_threaded && folio_nid(folio) == numa_node_id(s))
+	if (folio_nid(folio) == pt->local_nid)
 		return false;
 	return true;
 }

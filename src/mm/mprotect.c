@@ -12,7 +12,9 @@
 
 /* change_pte_range: one PTE table, under its PTL.  Flush any batched
  * unmaps first (flush_tlb_batched_pending), then make every present,
- * not-yet-PROT_NONE PTE whose folio may be NUMA-hinted PROT_NONE. */
+ * not-yet-PROT_NONE PTE whose folio may be NUMA-hinted PROT_NONE.
+ * The loop runs over the table's PTE indexes: the PTE, its store page and
+ * its bit in the table's bitmaps follow from one index. */
 long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_t addr,
 		      uint64_t end, unsigned long cp_flags)
 {
@@ -43,42 +45,56 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		flushed = true;
 	}
 
-	for (; addr < end; addr += PAGE_SIZE) {
-		pte_t *ptep = &vma->ptes[pte_index(vma, addr)];
-		pte_t old = *ptep;
+	/* what the loop reads of the call's context, read once: each PTE
+	 * store could alias it, so the compiler would reload it per PTE */
+	struct prot_numa_test pt;
+	prot_numa_test_init(&pt, vma, is_private_single_threaded);
+	bool oracle = s->oracle != NULL;
+	pte_t *ptes = vma->ptes;
+	struct folio_store *fs = vma->store;
+	uint64_t pgoff = vma->store_pgoff;
+	uint64_t i = pte_index(vma, addr), iend = i + ((end - addr) >> PAGE_SHIFT);
+	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
+	for (; i < iend; i++) {
+		pte_t old = ptes[i];
 		looked++;
 		if (!pte_present(old))
 			continue;
 		if (prot_numa) {
 			if (pte_protnone(old))
 				continue;
-			uint64_t idx = vma_store_idx(vma, addr);
-			struct folio folio = page_folio(vma->store, idx);
+			struct folio folio = page_folio(fs, pgoff + i);
 			bool same = folio_test_large(folio) && last_fs == folio.fs && last_idx == folio.idx &&
-				    s->k.mthp_numa;
+				    pt.mthp_numa;
 			last_fs = folio.fs;
 			last_idx = folio.idx;
-			if (!same && !prot_numa_can_map(folio, idx, vma, is_private_single_threaded)) {
+			if (!same && !prot_numa_test(&pt, folio, pgoff + i)) {
 				/* skip the rest of this folio's PTEs in the table */
-				uint64_t fend = addr + ((folio.idx + folio_nr_pages(folio) -
-							 vma_store_idx(vma, addr)) << PAGE_SHIFT);
-				if (fend > end)
-					fend = end;
-				looked += (long)((fend - addr) >> PAGE_SHIFT) - 1;
-				addr = fend - PAGE_SIZE;
+				uint64_t fend = folio.idx + folio_nr_pages(folio) - pgoff;
+				if (fend > iend)
+					fend = iend;
+				looked += (long)(fend - i) - 1;
+				i = fend - 1;
 				continue;
 			}
 		}
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_at_batched(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), ptep, newpte,
-				   &batch);
-		if (s->oracle)
-			oracle_pte_off(s, vma, addr, newpte);
-		tlb_flush_pte_range(tlb, addr, PAGE_SIZE); /* present -> PROT_NONE needs a flush */
+		set_pte_at_batched(t, (unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
+		if (oracle)
+			oracle_pte_off(s, vma, vma->vm_start + (i << PAGE_SHIFT), newpte);
+		if (!pages)
+			changed_lo = i;
+		changed_hi = i;
 		pages++;
 	}
 	set_ptes_done(vma, t, &batch); /* the touch model's counts, once per table */
+	/* present -> PROT_NONE needs a flush: the kernel adds each PTE's page to
+	 * the gather's range (tlb_flush_pte_range); their union, added once,
+	 * gives the same range, and nothing reads it before the table is done */
+	if (pages)
+		tlb_flush_pte_range(tlb, vma->vm_start + (changed_lo << PAGE_SHIFT),
+				    (changed_hi - changed_lo + 1) << PAGE_SHIFT);
 	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
 				     (double)(looked - pages) * cm->pte_skip_ns);
 	t->ptl_free_at = sim_now(s);

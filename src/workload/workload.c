@@ -491,6 +491,12 @@ void workload_free(struct sim *s)
 	free(s->w.mem_q);
 	free(s->w.sat_ns);
 	free(s->w.peak_q);
+	free(s->w.op_node);
+	free(s->w.demand_bps);
+	free(s->w.demand_in);
+	s->w.op_node = NULL;
+	s->w.demand_bps = NULL;
+	s->w.demand_in = NULL;
 	s->w.frac_cache = s->w.mem_q = s->w.sat_ns = s->w.peak_q = NULL;
 	s->w.slice_of = s->w.toucher = NULL;
 	s->w.class_pages = NULL;
@@ -505,8 +511,13 @@ void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
 				   .flags = (uint8_t)(t->lazy_order << FOLIO_ORDER_SHIFT), .mapcount = 1 };
 	if (i1 > vma_pages(vma))
 		i1 = vma_pages(vma);
+	/* copied as one 8-byte word: assigning the struct, the compiler
+	 * rebuilds its bit-fields for every page */
+	uint64_t word;
+	memcpy(&word, &init, sizeof(word));
+	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
 	for (uint64_t i = i0; i < i1; i++)
-		vma->store->pg[vma->store_pgoff + i] = init;
+		memcpy(&pg[i], &word, sizeof(word));
 	memset(&vma->ptes[i0], PTE_PRESENT | PTE_YOUNG | PTE_WRITE | PTE_DIRTY, i1 - i0);
 	t->lazy = false;
 	if (t->lazy_partial) { /* the partial unmap it was built with */
@@ -523,6 +534,20 @@ static double class_latency_compute(struct sim *s, int cls, int node);
 
 static void class_frac_compute(struct sim *s, int cls, double *frac);
 
+/* A class's placement (or the stretches) changed: its latency and
+ * fractions are recomputed when next read, and so is every task's op_ns. */
+static void class_mark_stale(struct workload *w, int cls)
+{
+	w->lat_stale[cls] = 1;
+	w->op_valid = false;
+}
+
+static void class_mark_all_stale(struct workload *w)
+{
+	memset(w->lat_stale, 1, (size_t)w->nr_classes);
+	w->op_valid = false;
+}
+
 static void class_recompute(struct sim *s, int cls)
 {
 	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
@@ -530,6 +555,8 @@ static void class_recompute(struct sim *s, int cls)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
 	class_frac_compute(s, cls, &s->w.frac_cache[row]);
 	s->w.lat_stale[cls] = 0;
+	/* what the tasks' op_ns and bandwidth demand were computed from may
+	 * have changed, but class_mark_stale cleared op_valid already */
 }
 
 /* Called for every running task at every rate refresh, where a class is
@@ -670,21 +697,46 @@ static bool bw_step(double *q, double demand, double capacity_gbs)
 	return moved;
 }
 
+static bool demand_counts(const struct task_struct *t)
+{
+	return !t->syscall_caller && t->state == TASK_ON_CPU;
+}
+
+/* The first round's demand is a function of op_ns, the classes' fractions
+ * (frac_cache, which change only with op_ns) and the set of running tasks:
+ * its last sums are kept while both are unchanged (refresh_op_ns, which
+ * runs before every solve, clears demand_valid if not).  The sums are the
+ * same additions in the same order either way. */
+
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
  * true if they moved, and op_ns with them. */
 static bool solve_bandwidth(struct sim *s)
 {
+	struct workload *w = &s->w;
 	int nodes = s->m.nr_nodes;
 	double node_bps[MAX_NUMNODES];
 	bool changed = false;
 	for (int round = 0; round < BW_MAX_ROUNDS; round++) {
 		double link_bps = 0;
-		for (int n = 0; n < nodes; n++)
-			node_bps[n] = 0;
-		for (int i = 0; i < s->nr_tasks; i++) {
-			const struct task_struct *t = &s->tasks[i];
-			if (!t->syscall_caller && t->state == TASK_ON_CPU)
-				task_demand(s, t, changed ? task_op_ns(s, t) : s->w.op_ns[i], node_bps, &link_bps);
+		if (round == 0 && w->demand_valid) {
+			memcpy(node_bps, w->demand_bps, (size_t)nodes * sizeof(double));
+			link_bps = w->demand_bps[nodes];
+		} else {
+			for (int n = 0; n < nodes; n++)
+				node_bps[n] = 0;
+			for (int i = 0; i < s->nr_tasks; i++) {
+				const struct task_struct *t = &s->tasks[i];
+				if (round == 0)
+					w->demand_in[i] = demand_counts(t);
+				if (demand_counts(t))
+					task_demand(s, t, changed ? task_op_ns(s, t) : w->op_ns[i], node_bps,
+						    &link_bps);
+			}
+			if (round == 0) {
+				memcpy(w->demand_bps, node_bps, (size_t)nodes * sizeof(double));
+				w->demand_bps[nodes] = link_bps;
+				w->demand_valid = true;
+			}
 		}
 		bool moved = false;
 		for (int n = 0; n < nodes; n++)
@@ -693,14 +745,18 @@ static bool solve_bandwidth(struct sim *s)
 		if (!moved)
 			break;
 		changed = true;
-		memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes); /* the stretches changed */
+		class_mark_all_stale(&s->w); /* the stretches changed */
 	}
 	return changed;
 }
 
-/* The rates from each task's ns per operation (s->w.op_ns). */
+/* The rates from each task's ns per operation (s->w.op_ns); kept while
+ * op_ns is (refresh_op_ns clears rates_valid when it recomputes). */
 static void rates_from_op_ns(struct sim *s)
 {
+	if (s->w.rates_valid)
+		return;
+	s->w.rates_valid = true;
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
 	for (int i = 0; i < s->nr_tasks; i++) {
@@ -713,10 +769,39 @@ static void rates_from_op_ns(struct sim *s)
 	refresh_page_rates(s);
 }
 
+/* op_ns of every task, unless no task's can have changed: it is a
+ * function of the task's node and of its slice's and its process's shared
+ * class's latencies (a syscall caller's of neither), which are unchanged
+ * while no class has been marked stale since op_ns was computed
+ * (op_valid; a class is recomputed only when stale).  Else every task's is
+ * recomputed, and what follows from op_ns (the bandwidth demand, the
+ * rates) too.  When it is kept, the loop also tells solve_bandwidth
+ * whether the same tasks run as when its first-round sums were taken. */
 static void refresh_op_ns(struct sim *s)
 {
-	for (int i = 0; i < s->nr_tasks; i++)
-		s->w.op_ns[i] = task_op_ns(s, &s->tasks[i]);
+	struct workload *w = &s->w;
+	if (w->op_valid) {
+		bool same_nodes = true, same_running = true;
+		for (int i = 0; i < s->nr_tasks; i++) {
+			const struct task_struct *t = &s->tasks[i];
+			same_nodes &= t->syscall_caller || w->op_node[i] == s->cpus[t->cpu].node;
+			same_running &= demand_counts(t) == w->demand_in[i];
+		}
+		if (same_nodes) {
+			if (!same_running)
+				w->demand_valid = false;
+			return;
+		}
+	}
+	for (int i = 0; i < s->nr_tasks; i++) {
+		w->op_ns[i] = task_op_ns(s, &s->tasks[i]);
+		w->op_node[i] = s->cpus[s->tasks[i].cpu].node;
+	}
+	/* each class a task read was recomputed before it read it, so
+	 * op_ns is current even if some were recomputed in the loop; a class
+	 * still stale is read by no task */
+	w->op_valid = true;
+	w->demand_valid = w->rates_valid = false;
 }
 
 /* The rates from s->w.op_ns, after the bandwidth roofline has had its say. */
@@ -727,8 +812,10 @@ static void settle_rates(struct sim *s)
 	rates_from_op_ns(s);
 }
 
+/* Everything from scratch (a phase moved the slices' touchers). */
 static void refresh_rates(struct sim *s)
 {
+	s->w.op_valid = false;
 	refresh_op_ns(s);
 	settle_rates(s);
 }
@@ -750,8 +837,13 @@ int workload_start(struct sim *s)
 	s->w.mem_q = malloc((size_t)s->m.nr_nodes * sizeof(double));
 	s->w.sat_ns = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.peak_q = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
-	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q)
+	s->w.op_node = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
+	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
+	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
+	    !s->w.demand_bps || !s->w.demand_in)
 		return -1;
+	s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.mem_q[n] = 1;
 	s->w.link_q = 1;
@@ -763,7 +855,7 @@ int workload_start(struct sim *s)
 		s->w.slice_of[i] = s->w.toucher[i] = i;
 	s->w.phase = 0;
 	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
-	memset(s->w.lat_stale, 1, (size_t)s->w.nr_classes);
+	class_mark_all_stale(&s->w);
 	if (!s->w.task_rate || !s->w.op_ns || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
@@ -882,7 +974,7 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
 	class_nodes(&s->w, cls, hot)[from] -= nr * t->weight;
 	class_nodes(&s->w, cls, hot)[to] += nr * t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* ---- aggregated private faults (docs/model.md 3.3a) ------------------------ */
@@ -983,7 +1075,7 @@ void workload_page_zapped(struct sim *s, struct vm_area_struct *vma, uint64_t ad
 	int cls = table_class(s, vma, t);
 	int hot = !!(vma->ptes[pte_index(vma, addr)] & PTE_SIM_HOT);
 	class_nodes(&s->w, cls, hot)[vma->store->pg[idx].nid] -= t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* The first touch after a zap (do_anonymous_page): a new order-0 page on
@@ -1010,7 +1102,7 @@ void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t a
 		return;
 	int cls = table_class(s, vma, t);
 	class_nodes(&s->w, cls, hot)[nid] += t->weight;
-	s->w.lat_stale[cls] = 1;
+	class_mark_stale(&s->w, cls);
 }
 
 /* ---- the hint-fault process -------------------------------------------- */

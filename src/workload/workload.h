@@ -140,6 +140,14 @@ struct workload {
 	double *sat_ns;              /* [node, then the link]: time at its bandwidth limit */
 	double *peak_q;              /* [node, then the link]: the largest stretch */
 	uint8_t *lat_stale;          /* [class]: placement changed since */
+	/* What the 10 ms tick may keep from the last (workload.c, "latency
+	 * and rates"): each is recomputed when one of its inputs changed. */
+	bool op_valid;               /* no class marked stale since op_ns was last computed */
+	int *op_node;                /* [task]: the node op_ns was computed for */
+	bool demand_valid;           /* demand_bps: solve_bandwidth's first round, at op_ns */
+	double *demand_bps;          /* [node, then the link]: its sums */
+	uint8_t *demand_in;          /* [task]: counted in them (running, not a syscall caller) */
+	bool rates_valid;            /* task_rate, mm_rate and the touch rates follow op_ns */
 	struct touch_model touch;     /* the touch groups (touch.h) */
 	double *wsize;               /* [group]: its pages weighted by access density */
 	uint64_t last_account;       /* ns */

@@ -70,6 +70,29 @@ static void test_change_pte_range_gathers_only_changed_ptes(void **state)
 	tlb_finish_mmu(&tlb);
 }
 
+/* The gather's range is the first to the last changed page (the model adds
+ * it once per table, the kernel page by page: the same range), also for a
+ * range that starts and ends inside the table. */
+static void test_change_pte_range_gathers_first_to_last_changed(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	make_protnone(s, 100, 50);
+	make_protnone(s, 290, 10);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	long n = change_pte_range(&tlb, vma, testsim_addr(s, 90), testsim_addr(s, 300), MM_CP_PROT_NUMA);
+	assert_int_equal(n, 210 - 50 - 10);
+	assert_int_equal(tlb.start, testsim_addr(s, 90));
+	assert_int_equal(tlb.end, testsim_addr(s, 290));
+	assert_int_equal(count_protnone(s, 0, PTRS_PER_PTE), 300 - 90);
+	assert_int_equal(*testsim_pte(s, 89) & PTE_PROTNONE, 0);
+	assert_int_equal(*testsim_pte(s, 300) & PTE_PROTNONE, 0);
+	tlb_finish_mmu(&tlb);
+}
+
 static void test_change_pte_range_all_protnone_changes_nothing(void **state)
 {
 	struct sim *s = mk(state);
@@ -149,6 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_gathers_first_to_last_changed, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_flushes_batched_pending_once_per_table, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_prot_numa_two_tables_one_pending_flush, testsim_teardown),

@@ -143,6 +143,46 @@ bool folio_can_map_prot_numa(struct folio folio, struct vm_area_struct *vma,
  * base has it (folio_can_map_prot_numa, or the older per-page tests). */
 bool prot_numa_can_map(struct folio folio, uint64_t idx, struct vm_area_struct *vma,
 		       bool is_private_single_threaded);
+
+/* The same tests in two parts, for change_pte_range's loop: what is the
+ * same for every folio of one call -- the base, the VMA's flags, this
+ * CPU's node -- once (prot_numa_test_init), then what depends on the folio
+ * (prot_numa_test).  The two functions above are the two parts in one. */
+struct prot_numa_test {
+	bool mthp_numa;           /* the base tests folio_can_map_prot_numa (v6.10) */
+	bool maybe_mapped_shared; /* ... with folio_maybe_mapped_shared (v6.15) */
+	bool cow;                 /* is_cow_mapping(vma->vm_flags) */
+	int local_nid;            /* a private single-threaded mm: this CPU's node; else NUMA_NO_NODE */
+	struct vm_area_struct *vma;
+};
+void prot_numa_test_init(struct prot_numa_test *pt, struct vm_area_struct *vma,
+			 bool is_private_single_threaded);
+/* The bases before the mTHP series: per-page tests (mm/mempolicy.c). */
+bool prot_numa_test_pre_mthp(const struct prot_numa_test *pt, struct folio folio, uint64_t idx);
+
+/* folio_can_map_prot_numa's tests of the folio itself. */
+static inline bool prot_numa_test_folio(const struct prot_numa_test *pt, struct folio folio)
+{
+	if (pt->cow && (pt->maybe_mapped_shared ? folio_maybe_mapped_shared(folio)
+						: folio_likely_mapped_shared(folio)))
+		return false;
+	if (folio_maybe_dma_pinned(folio))
+		return false;
+	if (!folio_test_anon(folio) && folio_test_dirty(folio))
+		return false;
+	/* a single-threaded process's folio already on this node: a fault
+	 * could only say "local" */
+	if (folio_nid(folio) == pt->local_nid)
+		return false;
+	return true;
+}
+
+static inline bool prot_numa_test(const struct prot_numa_test *pt, struct folio folio, uint64_t idx)
+{
+	if (pt->mthp_numa) /* d2136d749d76 and later */
+		return prot_numa_test_folio(pt, folio);
+	return prot_numa_test_pre_mthp(pt, folio, idx);
+}
 int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr);
 struct machine;
 struct first_touch_policy;

@@ -1,0 +1,158 @@
+/* The 10 ms accounting tick's caches (workload/workload.c): op_ns, the
+ * bandwidth demand's first round and the rates are kept from the last tick
+ * while their inputs are unchanged.  A world that keeps them and one that
+ * recomputes everything at every tick go through the same changes -- a page
+ * of a slice moves, a shared page moves, a task changes node, a task leaves
+ * its CPU, a phase -- and must agree bit for bit after every tick. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit/helpers/testsim.h"
+#include "workload/workload.h"
+
+/* Private slices as well as the shared region, so that both kinds of class
+ * are read; bandwidth low enough that the roofline is in force. */
+static void cfg(struct sim *s)
+{
+	s->w.p.private_fraction = 0.5;
+	s->w.p.private_access_share = 0.5;
+	s->w.p.hot_fraction = 0;
+	s->m.mem_bw_gbs = 0.1; /* node 0 is asked about 0.3 GB/s, the link 0.1 */
+	s->m.link_bw_gbs = 0.02;
+}
+
+static void tick(struct sim *s, uint64_t ms, bool keep)
+{
+	if (!keep)
+		s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;
+	workload_account(s, ms * NSEC_PER_MSEC);
+}
+
+/* Everything the tick derives, bit for bit. */
+static void same(const struct sim *a, const struct sim *b)
+{
+	size_t tasks = (size_t)a->nr_tasks, nodes = (size_t)a->m.nr_nodes;
+	assert_memory_equal(a->w.op_ns, b->w.op_ns, tasks * sizeof(double));
+	assert_memory_equal(a->w.task_rate, b->w.task_rate, tasks * sizeof(double));
+	assert_memory_equal(a->w.mm_rate, b->w.mm_rate, (size_t)a->nr_mms * sizeof(double));
+	assert_memory_equal(a->w.touch.rate, b->w.touch.rate, 2 * a->w.touch.nr_groups * sizeof(double));
+	assert_memory_equal(a->w.mem_q, b->w.mem_q, nodes * sizeof(double));
+	assert_memory_equal(&a->w.link_q, &b->w.link_q, sizeof(double));
+	assert_memory_equal(&a->w.remote_ns, &b->w.remote_ns, sizeof(double));
+}
+
+static bool ops_changed(const struct sim *s, const double *before)
+{
+	return memcmp(before, s->w.op_ns, (size_t)s->nr_tasks * sizeof(double)) != 0;
+}
+
+/* A CPU of the other node than task @i's. */
+static int cpu_elsewhere(const struct sim *s, int i)
+{
+	for (int c = 0; c < s->m.nr_cpus; c++)
+		if (s->cpus[c].node != s->cpus[s->tasks[i].cpu].node)
+			return c;
+	return -1;
+}
+
+static void test_kept_rates_match_recomputed(void **state)
+{
+	(void)state;
+	struct sim *w[2] = { testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg),
+			     testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg) };
+	struct sim *a = w[0];
+	double before[8];
+	uint64_t ms = 0;
+	assert_true(a->nr_tasks <= 8 && a->w.slice_pages > 0);
+
+	for (int k = 0; k < 3; k++) { /* nothing changes: kept */
+		ms += 10;
+		for (int j = 0; j < 2; j++)
+			tick(w[j], ms, j == 0);
+		same(w[0], w[1]);
+	}
+	assert_true(a->w.op_valid && a->w.demand_valid && a->w.rates_valid);
+	assert_true(a->w.mem_q[0] > 1 && a->w.link_q > 1);
+
+	/* a page of a slice (task 1's), then a shared page, moves to node 1 */
+	for (int step = 0; step < 2; step++) {
+		memcpy(before, a->w.op_ns, (size_t)a->nr_tasks * sizeof(double));
+		for (int j = 0; j < 2; j++) {
+			struct vm_area_struct *vma = NULL;
+			for (int v = 0; v < w[j]->mms[0].nr_vmas; v++) {
+				struct vm_area_struct *c = &w[j]->mms[0].vmas[v];
+				if ((c->tables[0].owner >= 0) == (step == 0))
+					vma = c;
+			}
+			assert_non_null(vma);
+			workload_page_moved(w[j], vma, vma->vm_start, 0, 1, 1);
+			tick(w[j], ms + 10, j == 0);
+		}
+		ms += 10;
+		assert_true(ops_changed(a, before));
+		same(w[0], w[1]);
+	}
+
+	/* task 0 runs on the other node from now on */
+	memcpy(before, a->w.op_ns, (size_t)a->nr_tasks * sizeof(double));
+	int c = cpu_elsewhere(a, 0);
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->tasks[0].cpu = c;
+		tick(w[j], ms, j == 0);
+	}
+	assert_true(ops_changed(a, before));
+	same(w[0], w[1]);
+
+	/* task 2 leaves its CPU: the demand falls, so do the stretches */
+	double q[2] = { a->w.mem_q[0], a->w.link_q };
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->tasks[2].state = TASK_SLEEPING;
+		tick(w[j], ms, j == 0);
+	}
+	assert_true(a->w.mem_q[0] != q[0] || a->w.link_q != q[1]);
+	same(w[0], w[1]);
+
+	/* a phase: each thread touches the next one's slice.  First the
+	 * roofline is lifted and a tick passes, so that nothing but the phase
+	 * changes (the stretches stay where they are). */
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->m.mem_bw_gbs = w[j]->m.link_bw_gbs = 0;
+		tick(w[j], ms, j == 0);
+	}
+	memcpy(before, a->w.op_ns, (size_t)a->nr_tasks * sizeof(double));
+	ms += 10;
+	for (int j = 0; j < 2; j++)
+		tick(w[j], ms, j == 0);
+	assert_false(ops_changed(a, before));
+	same(w[0], w[1]);
+	ms += 10;
+	for (int j = 0; j < 2; j++) {
+		w[j]->w.p.phase_every_s = 1;
+		w[j]->w.next_phase_ns = ms * NSEC_PER_MSEC;
+		workload_phase(w[j], ms * NSEC_PER_MSEC);
+		tick(w[j], ms, j == 0);
+	}
+	assert_int_equal(a->w.slice_of[0], 1);
+	assert_true(ops_changed(a, before));
+	same(w[0], w[1]);
+
+	for (int j = 0; j < 2; j++)
+		testsim_free(w[j]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kept_rates_match_recomputed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
