@@ -277,8 +277,7 @@ static void __split_huge_pmd(struct vm_area_struct *vma, uint64_t haddr, bool fr
 {
 	struct sim *s = vma->vm_mm->sim;
 	struct pte_table *t = pte_table_of(vma, haddr);
-	if (t->lazy)
-		workload_materialize_table(vma, t);
+	workload_table_sync(vma, t); /* simulator: lazy build, the slice's faults in bulk */
 	if (!t->pmd_huge)
 		return;
 	if (s->oracle) /* pmdp_invalidate: the PMD goes before its flush */
@@ -365,8 +364,7 @@ long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_
 	struct pte_table *t = pte_table_of(vma, addr);
 	uint64_t start = addr & ~(PMD_SIZE - 1);
 
-	if (t->lazy)
-		workload_materialize_table(vma, t);
+	workload_table_sync(vma, t); /* simulator: lazy build, the slice's faults in bulk */
 	charge(s, COST_SCAN, s->m.cost.pte_table_ns);
 	/* a PMD migration entry, or already PROT_NONE: nothing to do */
 	if (t->pmd_protnone || is_migration_entry(vma->ptes[pte_index(vma, start)]))
@@ -587,6 +585,12 @@ int split_folio(struct sim *s, struct folio folio)
 	/* lock, unmap, freeze and split: a migration's setup; remap_page: a
 	 * remap (the model's costs of those steps) */
 	charge(s, COST_MIGRATE, s->m.cost.migrate_setup_ns + s->m.cost.remap_ns);
+	for (int m = 0; m < folio.fs->nr_mappers; m++) { /* simulator: as each path that looks */
+		struct vm_area_struct *vma = folio.fs->mappers[m];
+		uint64_t a = vma_address(vma, folio.idx);
+		if (a)
+			workload_table_sync(vma, pte_table_of(vma, a));
+	}
 	unmap_folio(s, folio);
 	/* __folio_split: off the deferred queue, every page its own folio */
 	if (head->flags2 & FOLIO2_DEFERRED)

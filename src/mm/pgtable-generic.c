@@ -19,13 +19,16 @@ void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t va
 	struct pte_table *t = pte_table_of(vma, addr);
 	int d = pte_table_update(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), old, val,
 				 &hot);
-	if (d)
+	if (d) {
+		VM_BUG_ON(touch_in_bulk(&vma->vm_mm->sim->w.touch, t->group)); /* not synced first */
 		touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, d);
+	}
 }
 
 void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b)
 {
 	struct touch_model *tm = &vma->vm_mm->sim->w.touch;
+	VM_BUG_ON((b->delta[0] || b->delta[1]) && touch_in_bulk(tm, t->group));
 	for (int hot = 0; hot < 2; hot++)
 		if (b->delta[hot])
 			touch_count(tm, t->group, t->rank, t->weight, hot, b->delta[hot]);

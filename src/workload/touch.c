@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linux/mmdebug.h"
 #include "sim/engine.h"
 #include "sim/rng.h"
 
@@ -96,6 +97,7 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 {
 	struct engine *e = tm->e;
+	VM_BUG_ON(touch_in_bulk(tm, g)); /* its faults would be drawn twice */
 	uint64_t when = touch_draw(tm, g, base);
 	if (when)
 		timerq_set(&e->q, tm->timer[g], when);

@@ -84,6 +84,14 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed);
  * PROT_NONE.  The table's pages weigh @weight each: the access density of
  * the workload's distribution there (1 for a uniform one), so that a
  * touch picks a table in proportion to weight x PROT_NONE pages. */
+/* Whether group @g's faults are being drawn in bulk (docs/model.md 3.3b):
+ * nothing but the bulk loop may change its PROT_NONE set or arm its timer
+ * then -- a path that would must call workload_table_sync first. */
+static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
+{
+	return tm->nr_bulk && g < tm->nr_slices && tm->bulk[g];
+}
+
 static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank,
 			       uint32_t weight, bool hot, int delta)
 {

@@ -1018,7 +1018,7 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct sim *s = vma->vm_mm->sim;
-	if (s->w.touch.nr_bulk && t->group < s->w.touch.nr_slices && s->w.touch.bulk[t->group])
+	if (touch_in_bulk(&s->w.touch, t->group))
 		user_touch_bulk_end(s, t->group); /* its faults so far, before the path looks */
 	if (t->lazy)
 		workload_materialize_table(vma, t);

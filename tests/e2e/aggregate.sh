@@ -73,6 +73,7 @@ for extra in "--set run.compact_memory_every_s=1" "--set workload.run_ms=3 --set
     NUMASIM_CHECK=1 "$NUMASIM" run small "${xa[@]}" --duration 5 -q --json "$work/x.json" > /dev/null ||
         fail "small $extra: run or invariants failed"
     (( $(jq '.stats.hint_faults_pooled' "$work/x.json") > 0 )) || fail "small $extra: nothing aggregated"
+    (( $(jq '.stats.hint_faults_bulk' "$work/x.json") > 0 )) || fail "small $extra: nothing drawn in bulk"
 done
 
 # Determinism within each mode

@@ -279,6 +279,34 @@ static void test_bulk_ends_when_the_owner_enters_the_kernel(void **state)
 	task_set_act(s, p, ACT_USER);
 }
 
+/* Leaving its CPU (put_prev_task): the faults drawn in bulk come first, so
+ * that the stretch's settling takes their CPU time off its user time. */
+static void test_bulk_ends_before_the_owner_leaves_its_cpu(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct touch_model *tm = &s->w.touch;
+	struct task_struct *p = &s->tasks[1];
+	struct pte_table *t = pooled_slice_touched(s, 1);
+	struct cpu_acct *a = &s->e.acct[p->cpu];
+	uint64_t now = tm->bulk_from[t->group] + half_life_ns(s, t->group);
+	double busy0 = a->busy_at_account, ops0 = p->ops;
+	uint64_t from = p->acct_from;
+	double op = s->w.op_ns[p->idx];
+	unsigned long long bulk0 = s->st.hint_faults_bulk;
+	testsim_enter(s, 1, now);
+	sched_block_task(s, p, now, UINT64_MAX);
+	assert_int_equal(tm->bulk[t->group], 0);
+	assert_int_equal(p->state, TASK_SLEEPING);
+	assert_false(timerq_armed(&s->e.q, tm->timer[t->group])); /* off its CPU: no touch */
+	unsigned long long n = s->st.hint_faults_bulk - bulk0;
+	assert_true(n > 0);
+	/* its operations: the stretch less the kernel time, the faults' included */
+	double faults_ns = (double)n * s->m.cost.hint_fault_ns;
+	double user = (double)(now - from) - (a->busy_ns - busy0);
+	assert_true(a->busy_ns - busy0 >= faults_ns);
+	assert_true(fabs((p->ops - ops0) * op - user) < 1e-6 * (double)(now - from));
+}
+
 static void test_bulk_stops_when_the_next_fault_would_act(void **state)
 {
 	struct sim *s = mk(state, slices);
@@ -288,8 +316,11 @@ static void test_bulk_stops_when_the_next_fault_would_act(void **state)
 	uint32_t g = t->group;
 	/* work waits for its return (task_work): the next fault returns through it */
 	p->numa_work_queued = true;
-	user_touch_bulk_recheck(s, NSEC_PER_SEC + 120000000);
+	uint64_t now = tm->bulk_from[g] + half_life_ns(s, g) / 4;
+	user_touch_bulk_recheck(s, now);
 	assert_int_equal(tm->bulk[g], 0);
+	assert_true(s->st.hint_faults_bulk > 0); /* its faults up to the recheck */
+	assert_true(timerq_armed(&s->e.q, tm->timer[g])); /* the next one an event */
 	p->numa_work_queued = false;
 	/* placed on the other node: the next fault may move it */
 	t = pooled_slice_touched(s, 2);
@@ -324,6 +355,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bulk_count_follows_the_pages_rate, testsim_teardown),
 		cmocka_unit_test_teardown(test_bulk_ends_when_a_path_looks_at_its_table, testsim_teardown),
 		cmocka_unit_test_teardown(test_bulk_ends_when_the_owner_enters_the_kernel, testsim_teardown),
+		cmocka_unit_test_teardown(test_bulk_ends_before_the_owner_leaves_its_cpu, testsim_teardown),
 		cmocka_unit_test_teardown(test_bulk_stops_when_the_next_fault_would_act, testsim_teardown),
 		cmocka_unit_test_teardown(test_exact_mode_draws_no_bulk, testsim_teardown),
 	};

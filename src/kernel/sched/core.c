@@ -160,6 +160,10 @@ static void arm_run_phase(struct sim *s, struct task_struct *p, uint64_t now)
 /* put_prev_task: @p stops running on @cpu at @now. */
 static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_t now)
 {
+	/* its slice's faults drawn in bulk, before its CPU time is settled
+	 * (they thin with the interrupt share the settling replaces) */
+	if (s->w.touch.nr_bulk)
+		user_touch_bulk_task(s, p, now, true);
 	workload_account_task(s, p, now);
 	p->sum_exec_runtime += now - p->exec_start;
 	s->node_run_ns[cpu_to_node(s, cpu)] += (double)(now - p->exec_start);
@@ -174,8 +178,6 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 		timerq_cancel(&s->e.q, sid);
 	}
 	int slice = s->w.slice_of[p->idx]; /* the slice it touches (workload phases) */
-	if (s->w.touch.nr_bulk)
-		user_touch_bulk_task(s, p, now, true);
 	s->w.touch.owner_cpu[slice] = -1;
 	timerq_cancel(&s->e.q, s->w.touch.timer[slice]);
 	cpu_rq(s, cpu)->last_task = p;
@@ -301,8 +303,12 @@ void move_task(struct sim *s, struct task_struct *p, int cpu, uint64_t now)
 		sched_balance_rearm(s, src, now);
 		break;
 	case TASK_ON_CPU:
+		if (s->w.touch.nr_bulk) /* is it inside one of its faults drawn in bulk? */
+			user_touch_bulk_task(s, p, now, false);
 		if (task_busy_end(s, p, now)) {
 			p->move_to = cpu;
+			if (s->w.touch.nr_bulk) /* the move waits for its return */
+				user_touch_bulk_task(s, p, now, true);
 			return;
 		}
 		/* the stopper preempts it on its CPU and moves it */
@@ -502,6 +508,8 @@ static void sleep_timer(struct sim *s, struct task_struct *p, uint64_t now)
 	if (p->state != TASK_ON_CPU)
 		return;
 	p->run_left = 0;
+	if (s->w.touch.nr_bulk) /* inside one of its faults drawn in bulk? */
+		user_touch_bulk_task(s, p, now, false);
 	uint64_t busy = task_busy_end(s, p, now);
 	if (busy) {
 		if (s->e.acct[p->cpu].in_kernel)
@@ -520,6 +528,8 @@ static void resched_timer(struct sim *s, int cpu, uint64_t now)
 	struct task_struct *curr = s->cpus[cpu].curr;
 	if (!curr || !cpu_rq(s, cpu)->head)
 		return;
+	if (s->w.touch.nr_bulk) /* inside one of its faults drawn in bulk? */
+		user_touch_bulk_task(s, curr, now, false);
 	uint64_t busy = task_busy_end(s, curr, now);
 	if (busy) {
 		if (s->e.acct[cpu].in_kernel)

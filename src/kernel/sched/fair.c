@@ -874,7 +874,6 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	struct task_numa_env env = { .p = p, .src_cpu = p->cpu, .src_nid = cpu_to_node(s, p->cpu),
 				     .best_cpu = -1 };
 	int l = 0;
-	user_touch_bulk_all(s, NULL, s->e.t0, false); /* the fault statistics it compares */
 	while (l < t->nr_levels && t->level[l].kind != SD_NUMA)
 		l++;
 	if (l == t->nr_levels) { /* no sd_numa: a single node */
@@ -1340,8 +1339,6 @@ static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int s
 				     const struct lb_env *env)
 {
 	int src_nid = cpu_to_node(s, src), dst_nid = cpu_to_node(s, dst);
-	if (s->w.touch.nr_bulk) /* its fault statistics so far */
-		user_touch_bulk_task(s, p, s->e.t0, false);
 	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->numa_faults ||
 	    s->sched->topo.level[env->level].kind != SD_NUMA || src_nid == dst_nid)
 		return 0;
