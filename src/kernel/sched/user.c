@@ -157,6 +157,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	uint64_t retry_ns = retry_from(p, tick);
 	unsigned long n = 0, lost = 0;
 	uint64_t busy_end = 0;
+	const struct vm_area_struct *pid_vma = NULL;
 	for (;;) {
 		double wh = rate_hot * (double)(int64_t)pn[1], wc = rate_cold * (double)(int64_t)pn[0];
 		double total = wh + wc;
@@ -189,7 +190,10 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		VM_BUG_ON(!tp->on || tp->nid != nid);
 		a->cost[COST_HINT_FAULT] += fault_ns;
 		a->busy_ns += fault_ns;
-		vma_set_access_pid_bit_of(s, vma, p);
+		if (vma != pid_vma) { /* its bit is set already in the last one */
+			vma_set_access_pid_bit_of(s, vma, p);
+			pid_vma = vma;
+		}
 		tp->done[hot]++;
 		tm->pool_w[2 * g + hot] -= pt->weight;
 		touch_count(tm, g, pt->rank, pt->weight, hot, -1);
