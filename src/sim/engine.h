@@ -119,12 +119,11 @@ static inline void engine_charge(struct engine *e, enum cost_cause c, double ns)
 
 /* An interrupt of @ns landed on @cpu at @now: push back the work it has in
  * flight (a kernel path's next step, or a timerless step's end).  The
- * running step's own CPU is not delayed: its time is charged, not stolen. */
-static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t now)
+ * running step's own CPU is not delayed: its time is charged, not stolen.
+ * engine_delay_acct: the same for a CPU known not to be the step's, by its
+ * account @a. */
+static inline void engine_delay_acct(struct engine *e, struct cpu_acct *a, double ns, uint64_t now)
 {
-	struct cpu_acct *a = &e->acct[cpu];
-	if (e->stepping && cpu == e->cpu)
-		return;
 	if (!a->in_kernel) {
 		if (a->busy_until > now)
 			a->busy_until += ns_from_double(ns);
@@ -132,6 +131,13 @@ static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t n
 	}
 	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
 		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_from_double(ns));
+}
+
+static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t now)
+{
+	if (e->stepping && cpu == e->cpu)
+		return;
+	engine_delay_acct(e, &e->acct[cpu], ns, now);
 }
 
 /* Interrupt handling taken from @cpu at @now (@running: a task runs there). */
@@ -156,15 +162,8 @@ static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, 
 	a->cost[COST_IPI_HANDLE] += ns;
 	a->busy_ns += ns;
 	a->stolen_ns += ns;
-	if (!running)
-		return;
-	if (!a->in_kernel) {
-		if (a->busy_until > now)
-			a->busy_until += ns_from_double(ns);
-		return;
-	}
-	if (a->work_timer != TIMER_IDLE && timerq_armed(&e->q, a->work_timer))
-		timerq_set(&e->q, a->work_timer, e->q.when[a->work_timer] + ns_from_double(ns));
+	if (running)
+		engine_delay_acct(e, a, ns, now);
 }
 
 /* Time taken from another CPU's work.  Refill walks are the thread's own
