@@ -24,7 +24,9 @@ grep -q '^throughput loss from balancing' "$work/serial.txt" || fail "table lack
 # Shared balancing-off runs: kernels that differ only in switches that
 # NUMA balancing alone reads give the same balancing-off run, so ab runs it
 # once.  Check the claim for each such switch by running both kernels.
-same_off() { # SCENARIO KERNEL_A KERNEL_B
+# off_runs_equal SCENARIO KERNEL_A KERNEL_B VERB: the two kernels' balancing-off
+# runs are the same run (ab VERBs them)
+off_runs_equal() {
     local a b
     "$NUMASIM" run "$1" --kernel "$2" --set kernel.numa_balancing=0 --duration 2 -q \
         --json "$work/offa.json" >/dev/null || fail "run $2 failed"
@@ -32,7 +34,10 @@ same_off() { # SCENARIO KERNEL_A KERNEL_B
         --json "$work/offb.json" >/dev/null || fail "run $3 failed"
     a=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offa.json")
     b=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offb.json")
-    [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab shares their runs"
+    [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab $4 their runs"
+}
+same_off() { # SCENARIO KERNEL_A KERNEL_B
+    off_runs_equal "$1" "$2" "$3" shares
     "$NUMASIM" ab "$1" --kernels "$2,$3" --pairs 1 --duration 1 >"$work/share.txt" 2>/dev/null ||
         fail "ab $2,$3 failed"
     grep -q "^$3 shares the balancing-off runs of $2\$" "$work/share.txt" ||
@@ -53,14 +58,7 @@ same_off small v6.4 v6.4+mthp-numa                # mthp_numa
 # other kernel would have made; one that got there (migrate_pages(2) calls
 # with balancing off) is not.
 reuse_off() { # SCENARIO KERNEL_A KERNEL_B
-    local a b
-    "$NUMASIM" run "$1" --kernel "$2" --set kernel.numa_balancing=0 --duration 2 -q \
-        --json "$work/offa.json" >/dev/null || fail "run $2 failed"
-    "$NUMASIM" run "$1" --kernel "$3" --set kernel.numa_balancing=0 --duration 2 -q \
-        --json "$work/offb.json" >/dev/null || fail "run $3 failed"
-    a=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offa.json")
-    b=$(jq -S 'del(.kernel, .scenario.kernel, .scenario.overrides)' "$work/offb.json")
-    [ "$a" = "$b" ] || fail "$2 and $3 differ with balancing off, yet ab reuses the runs"
+    off_runs_equal "$1" "$2" "$3" reuses
     "$NUMASIM" ab "$1" --kernels "$2,$3" --pairs 2 --duration 2 --json "$work/reuse.json" \
         >"$work/reuse.txt" 2>"$work/reuse.err" || fail "ab $2,$3 failed"
     grep -q "^$3 reuses 2 of 2 balancing-off runs of $2 " "$work/reuse.txt" ||

@@ -28,17 +28,24 @@ static const char run_json[] =
 	"   \"migrate_flush_delay_ns\": {\"lower_ns\": [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],\n"
 	"     \"count\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0]}}}\n";
 
+/* Write @text to a new temporary JSON file named after @name; its path to @path. */
+static void tmp_json(char *path, size_t size, const char *name, const char *text)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t len = strlen(text);
+	snprintf(path, size, "%s/plot-%s-XXXXXX.json", tmp && *tmp ? tmp : "/tmp", name);
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
 /* The script for @out, in a malloc'd string. */
 static char *script_for(const char *out)
 {
 	char path[512], *buf = NULL;
 	size_t len = 0;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/plot-run-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, run_json, sizeof(run_json) - 1), (ssize_t)(sizeof(run_json) - 1));
-	close(fd);
+	tmp_json(path, sizeof(path), "run", run_json);
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	char *paths[] = { path };
@@ -76,12 +83,7 @@ static void test_nodes(void **state)
 	(void)state;
 	char path[512], *buf = NULL;
 	size_t len = 0;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/plot-nodes-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, run_json, sizeof(run_json) - 1), (ssize_t)(sizeof(run_json) - 1));
-	close(fd);
+	tmp_json(path, sizeof(path), "nodes", run_json);
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	char *paths[] = { path };
@@ -114,12 +116,7 @@ static void test_ab_published(void **state)
 	(void)state;
 	char path[512], *buf = NULL;
 	size_t len = 0;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(path, sizeof(path), "%s/plot-ab-XXXXXX.json", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemps(path, 5);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, ab_json, sizeof(ab_json) - 1), (ssize_t)(sizeof(ab_json) - 1));
-	close(fd);
+	tmp_json(path, sizeof(path), "ab", ab_json);
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	char *paths[] = { path };
