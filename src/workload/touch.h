@@ -119,23 +119,29 @@ static inline double pn_double(uint64_t pn)
 	return (double)(int64_t)pn;
 }
 
+/* The time of the next touch of a group whose PROT_NONE pages are touched
+ * at @total per ns, from @base on, drawn from @r; in a run of
+ * @duration_ns.  A rate near 0 draws a gap beyond any run (and beyond
+ * uint64_t): the touch is parked past the end. */
+static inline uint64_t touch_next_at(struct rng *r, double total, uint64_t base, uint64_t duration_ns)
+{
+	double dt = rng_exp(r, 1.0 / total);
+	uint64_t when = dt < ns_to_double(duration_ns) ? base + ns_from_double(dt) + 1 : duration_ns + 1;
+	return when > duration_ns + 1 ? duration_ns + 1 : when;
+}
+
 /* Draw group @g's next touch of a PROT_NONE page from @base on: its time,
  * or 0 if the group has no PROT_NONE page (nothing is drawn then).  Inline,
  * with touch_pick and touch_find: once per hint fault. */
 static inline uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t base)
 {
-	const struct engine *e = tm->e;
 	double total = tm->rate[2 * g] * pn_double(tm->pn_hot[g]) +
 		       tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
 	if (total <= 0)
 		return 0;
 	struct rng r = group_rng(tm, g);
-	double dt = rng_exp(&r, 1.0 / total);
+	uint64_t when = touch_next_at(&r, total, base, tm->e->duration_ns);
 	tm->ctr[g] = r.ctr;
-	/* a rate near 0 draws a gap beyond any run (and beyond uint64_t) */
-	uint64_t when = dt < ns_to_double(e->duration_ns) ? base + ns_from_double(dt) + 1 : e->duration_ns + 1;
-	if (when > e->duration_ns + 1)
-		when = e->duration_ns + 1; /* parked past the end of the run */
 	return when;
 }
 
@@ -158,17 +164,26 @@ struct touch_pick {
 	uint64_t toucher;
 	double thin;
 };
+/* touch_pick's draws from @r, for a group whose hot and cold PROT_NONE pages
+ * are touched at @wh and @wc per ns and number @pn_hot and @pn_cold
+ * (weighted). */
+static inline void touch_pick_from(struct rng *r, double wh, double wc, uint64_t pn_hot,
+				   uint64_t pn_cold, uint64_t nr_touchers, struct touch_pick *p)
+{
+	p->hot = rng_unit(r) * (wh + wc) < wh;
+	p->count = p->hot ? pn_hot : pn_cold;
+	p->k = p->count ? rng_below(r, p->count) : 0;
+	p->toucher = nr_touchers ? rng_below(r, nr_touchers) : 0;
+	p->thin = rng_unit(r);
+}
+
 static inline void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
 			      struct touch_pick *p)
 {
 	struct rng r = group_rng(tm, g);
 	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
 	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
-	p->hot = rng_unit(&r) * (wh + wc) < wh;
-	p->count = p->hot ? tm->pn_hot[g] : tm->pn_cold[g];
-	p->k = p->count ? rng_below(&r, p->count) : 0;
-	p->toucher = nr_touchers ? rng_below(&r, nr_touchers) : 0;
-	p->thin = rng_unit(&r);
+	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, p);
 	tm->ctr[g] = r.ctr;
 }
 

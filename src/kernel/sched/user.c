@@ -89,9 +89,9 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
  * (user_touch_bulk): the accounting tick (CPU time, counters, the rates
  * and the interrupt share that change there), a path looking at one of its
  * tables (workload_table_sync), the owner entering the kernel or leaving
- * its CPU, its scheduler tick, the NUMA scanner of its mm (the access
- * PIDs, the scan sequence), another task reading its fault statistics
- * (task_numa_migrate, the load balancer), the end of the run. */
+ * its CPU, the scheduler asking whether it is inside a fault (its tick,
+ * move_task, the sleep and slice timers), the NUMA scanner of its mm (the
+ * access PIDs, the scan sequence), the end of the run. */
 
 /* Whether slice @g, owned by @p, may be drawn in bulk (see above). */
 static bool bulk_allowed(const struct sim *s, uint32_t g, const struct task_struct *p)
@@ -145,11 +145,9 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	/* user_touch and task_fault_pooled for a slice that passes
 	 * bulk_allowed: touch_draw, touch_pick and touch_find with the same
 	 * draws in the same order, each touch at its time, over the group's
-	 * state held in locals (its rates do not change inside the loop);
-	 * only the sums are added after it */
+	 * stream and counts held in locals (its rates do not change inside
+	 * the loop); only the sums are added after it */
 	const double rate_hot = tm->rate[2 * g], rate_cold = tm->rate[2 * g + 1];
-	const double dur = ns_to_double(s->e.duration_ns);
-	const uint64_t parked = s->e.duration_ns + 1;
 	struct rng r = { tm->key[g], tm->ctr[g] };
 	uint64_t pn[2] = { tm->pn_cold[g], tm->pn_hot[g] };
 	/* the first ns of the jiffy after numa_migrate_retry's: no division per fault */
@@ -163,25 +161,21 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		double total = wh + wc;
 		if (total <= 0)
 			break;
-		double dt = rng_exp(&r, 1.0 / total);
-		uint64_t when = dt < dur ? t + ns_from_double(dt) + 1 : parked;
-		if (when > parked)
-			when = parked;
+		uint64_t when = touch_next_at(&r, total, t, s->e.duration_ns);
 		if (when > upto)
 			break; /* that draw is dropped: the next starts afresh from upto */
 		t = when;
-		bool hot = rng_unit(&r) * (wh + wc) < wh;
-		uint64_t count = pn[hot];
-		uint64_t k = count ? rng_below(&r, count) : 0;
-		double thin = rng_unit(&r);
-		if (!count)
+		struct touch_pick pick;
+		touch_pick_from(&r, wh, wc, pn[1], pn[0], 0, &pick);
+		bool hot = pick.hot;
+		if (!pick.count)
 			continue;
-		if (thin >= frac) {
+		if (pick.thin >= frac) {
 			lost++; /* an interrupt handler had the CPU */
 			continue;
 		}
 		uint64_t rem;
-		uint32_t id = touch_find(tm, g, hot, k, &rem);
+		uint32_t id = touch_find(tm, g, hot, pick.k, &rem);
 		struct vm_area_struct *vma = s->table_vma[id];
 		struct pte_table *pt = &vma->tables[id - vma->first_table_id];
 		if (pt->ptl_free_at > when)
