@@ -162,8 +162,7 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 {
 	/* its slice's faults drawn in bulk, before its CPU time is settled
 	 * (they thin with the interrupt share the settling replaces) */
-	if (s->w.touch.nr_bulk)
-		user_touch_bulk_task(s, p, now, true);
+	task_bulk_catch_up(s, p, now, true);
 	workload_account_task(s, p, now);
 	p->sum_exec_runtime += now - p->exec_start;
 	s->node_run_ns[cpu_to_node(s, cpu)] += (double)(now - p->exec_start);
@@ -303,12 +302,12 @@ void move_task(struct sim *s, struct task_struct *p, int cpu, uint64_t now)
 		sched_balance_rearm(s, src, now);
 		break;
 	case TASK_ON_CPU:
-		if (s->w.touch.nr_bulk) /* is it inside one of its faults drawn in bulk? */
-			user_touch_bulk_task(s, p, now, false);
+		/* is it inside one of its faults drawn in bulk? */
+		task_bulk_catch_up(s, p, now, false);
 		if (task_busy_end(s, p, now)) {
 			p->move_to = cpu;
-			if (s->w.touch.nr_bulk) /* the move waits for its return */
-				user_touch_bulk_task(s, p, now, true);
+			/* the move waits for its return */
+			task_bulk_catch_up(s, p, now, true);
 			return;
 		}
 		/* the stopper preempts it on its CPU and moves it */
@@ -508,8 +507,8 @@ static void sleep_timer(struct sim *s, struct task_struct *p, uint64_t now)
 	if (p->state != TASK_ON_CPU)
 		return;
 	p->run_left = 0;
-	if (s->w.touch.nr_bulk) /* inside one of its faults drawn in bulk? */
-		user_touch_bulk_task(s, p, now, false);
+	/* inside one of its faults drawn in bulk? */
+	task_bulk_catch_up(s, p, now, false);
 	uint64_t busy = task_busy_end(s, p, now);
 	if (busy) {
 		if (s->e.acct[p->cpu].in_kernel)
@@ -528,8 +527,8 @@ static void resched_timer(struct sim *s, int cpu, uint64_t now)
 	struct task_struct *curr = s->cpus[cpu].curr;
 	if (!curr || !cpu_rq(s, cpu)->head)
 		return;
-	if (s->w.touch.nr_bulk) /* inside one of its faults drawn in bulk? */
-		user_touch_bulk_task(s, curr, now, false);
+	/* inside one of its faults drawn in bulk? */
+	task_bulk_catch_up(s, curr, now, false);
 	uint64_t busy = task_busy_end(s, curr, now);
 	if (busy) {
 		if (s->e.acct[cpu].in_kernel)
@@ -574,8 +573,8 @@ void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now)
 
 void sched_tick(struct sim *s, struct task_struct *p, uint64_t now)
 {
-	if (s->w.touch.nr_bulk) /* its CPU's busy time so far */
-		user_touch_bulk_task(s, p, now, false);
+	/* its CPU's busy time so far */
+	task_bulk_catch_up(s, p, now, false);
 	uint64_t busy_until = s->e.acct[p->cpu].busy_until;
 	sim_enter(s, p, now);
 	task_tick_numa(s, p);

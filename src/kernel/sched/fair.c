@@ -921,18 +921,34 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 
 /* numa_migrate_preferred: retry later, and now if the task is off its
  * preferred node. */
+/* numa_migrate_preferred's retry interval: a second, or a sixteenth of the
+ * scan period if shorter. */
+static uint64_t numa_migrate_interval(const struct sim *s, const struct task_struct *p)
+{
+	uint64_t interval = msecs_to_jiffies(s, 1000);
+	uint64_t alt = msecs_to_jiffies(s, p->numa_scan_period) / 16;
+	return alt < interval ? alt : interval;
+}
+
 static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 {
 	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)
 		return;
-	uint64_t interval = msecs_to_jiffies(s, 1000);
-	uint64_t alt = msecs_to_jiffies(s, p->numa_scan_period) / 16;
-	if (alt < interval)
-		interval = alt;
-	p->numa_migrate_retry = jiffies(s) + interval;
+	p->numa_migrate_retry = jiffies(s) + numa_migrate_interval(s, p);
 	if (s->cpus[p->cpu].node == p->numa_preferred_nid)
 		return;
 	task_numa_migrate(s, p);
+}
+
+/* task_numa_fault's counts: @pages faults on @mem_node from a CPU of
+ * @cpu_node, private or not, local or not, into the buffers placement
+ * reads next. */
+static inline void numa_fault_count(const struct sim *s, struct task_struct *p, int mem_node,
+				    int cpu_node, int priv, int local, unsigned long pages)
+{
+	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, mem_node, priv)] += pages;
+	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, priv)] += pages;
+	p->numa_faults_locality[local] += pages;
 }
 
 void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, int flags)
@@ -970,9 +986,7 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 		p->numa_pages_migrated += (unsigned long)pages;
 	if (flags & TNF_MIGRATE_FAIL)
 		p->numa_faults_locality[2] += (unsigned long)pages;
-	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, mem_node, priv)] += (unsigned long)pages;
-	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, priv)] += (unsigned long)pages;
-	p->numa_faults_locality[local] += (unsigned long)pages;
+	numa_fault_count(s, p, mem_node, cpu_node, priv, local, (unsigned long)pages);
 }
 
 /* task_numa_fault for faults drawn in bulk (aggregated mode, docs/model.md
@@ -991,19 +1005,12 @@ void task_numa_fault_retry_at(struct sim *s, struct task_struct *p, uint64_t j)
 	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)
 		return;
 	VM_BUG_ON(s->cpus[p->cpu].node != p->numa_preferred_nid);
-	uint64_t interval = msecs_to_jiffies(s, 1000);
-	uint64_t alt = msecs_to_jiffies(s, p->numa_scan_period) / 16;
-	if (alt < interval)
-		interval = alt;
-	p->numa_migrate_retry = j + interval;
+	p->numa_migrate_retry = j + numa_migrate_interval(s, p);
 }
 
 void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigned long pages)
 {
-	int cpu_node = s->cpus[p->cpu].node;
-	p->numa_faults[task_faults_idx(s, NUMA_MEMBUF, nid, 1)] += pages;
-	p->numa_faults[task_faults_idx(s, NUMA_CPUBUF, cpu_node, 1)] += pages;
-	p->numa_faults_locality[1] += pages;
+	numa_fault_count(s, p, nid, s->cpus[p->cpu].node, 1, 1, pages);
 }
 
 /* ==== the fair class: wake-up placement and load balancing ==========
