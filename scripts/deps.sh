@@ -83,6 +83,12 @@ apt_install() {
         updated=1
     fi
     echo "deps.sh: installing: $*" >&2
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${opts[@]}" "$@" && return 0
+    # once more after fresh lists: a mirror in the middle of an update can
+    # list a version its pool no longer has
+    echo "deps.sh: install failed; updating the package lists and trying again" >&2
+    sleep 5
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update || return 1
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${opts[@]}" "$@"
 }
 
