@@ -79,11 +79,50 @@ static inline double rng_log(double x)
 	return (double)k * 0x1.62e42fefa39efp-1 + (2 * s + s * p); /* k ln 2 + ln m */
 }
 
-/* Exponential with mean @mean: -mean ln(1 - U), U uniform in [0, 1), so
- * 1 - U is in [2^-53, 1] and exact. */
+/* e^-x for x in [0, 708], our own for the same reason as rng_log.  x =
+ * k ln 2 + f with |f| <= ln 2 / 2 (ln 2 in two parts, the first with
+ * trailing zeros, so that k ln 2 loses nothing), e^-f by its Taylor series
+ * up to f^14 (the next term is below 2^-60), times 2^-k set in the
+ * exponent bits.  Within a few ulps of exp(-x) (tests/unit/test_rng.c).
+ * Off the hot path: the ziggurat's wedges and its tables. */
+double rng_exp_neg(double x);
+
+/* The exponential ziggurat (Marsaglia and Tsang, "The Ziggurat Method for
+ * Generating Random Variables", J. Stat. Softw. 5(8), 2000): e^-x covered
+ * by 256 layers of equal area RNG_ZIG_V, the base layer's rectangle and
+ * the tail beyond RNG_ZIG_R included.  A draw picks a layer (the low 8
+ * bits of one 64-bit variate) and a point across it (the top 53 bits);
+ * inside the layer's core (about 98.9% of draws) it is the variate.  The
+ * index and the point come from different bits (Doornik, 2005).  The
+ * tables are computed once at start-up with rng_log and rng_exp_neg, so
+ * that they are the same bits on every machine. */
+#define RNG_ZIG_R 7.69711747013104972
+#define RNG_ZIG_V 0.0039496598225815571993
+struct rng_zig {
+	uint64_t k[256]; /* layer i's core: the points below k[i] (of 2^53) */
+	double w[256];   /* layer i's rectangle's width / 2^53 */
+	double f[256];   /* e^-x at that width (f[0] = 1: the top's left) */
+};
+extern struct rng_zig rng_zig;
+
+/* The draws that miss the core (the wedges and the tail): rng.c. */
+double rng_exp1_slow(struct rng *r, uint64_t u);
+
+/* A standard exponential variate (mean 1). */
+static inline double rng_exp1(struct rng *r)
+{
+	uint64_t u = rng_next(r);
+	unsigned i = (unsigned)u & 255;
+	uint64_t m = u >> 11;
+	if (m < rng_zig.k[i])
+		return (double)(int64_t)m * rng_zig.w[i];
+	return rng_exp1_slow(r, u);
+}
+
+/* Exponential with mean @mean. */
 static inline double rng_exp(struct rng *r, double mean)
 {
-	return -mean * rng_log(1.0 - rng_unit(r));
+	return mean * rng_exp1(r);
 }
 
 #endif

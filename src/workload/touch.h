@@ -125,7 +125,7 @@ static inline double pn_double(uint64_t pn)
  * uint64_t): the touch is parked past the end. */
 static inline uint64_t touch_next_at(struct rng *r, double total, uint64_t base, uint64_t duration_ns)
 {
-	double dt = rng_exp(r, 1.0 / total);
+	double dt = rng_exp1(r) / total;
 	uint64_t when = dt < ns_to_double(duration_ns) ? base + ns_from_double(dt) + 1 : duration_ns + 1;
 	return when > duration_ns + 1 ? duration_ns + 1 : when;
 }

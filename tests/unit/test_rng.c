@@ -1,7 +1,8 @@
-/* sim/rng.h: rng_log against the C library's log (a few ulps, also next to
- * 1 and at the bottom of the range rng_exp uses), and rng_exp's
- * distribution on a fixed seed: mean, and the share above the mean
- * (e^-1). */
+/* sim/rng.h: rng_log and rng_exp_neg against the C library's log and exp
+ * (a few ulps, also next to 1 and at the bottom of the range the draws
+ * use), the exponential ziggurat's tables (equal layers, cores inside
+ * them), and the exponential's distribution on fixed seeds: mean, second
+ * moment, and the share beyond points from 0.01 to past the tail's start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,11 +59,78 @@ static void test_exp_distribution(void **state)
 	assert_true(fabs((double)above / n - exp(-1.0)) < 0.004);
 }
 
+/* rng_exp_neg against the C library's exp over the range the ziggurat
+ * reads it in (0 .. R) and beyond, a few ulps. */
+static void test_exp_neg_accuracy(void **state)
+{
+	(void)state;
+	struct rng g = rng_stream(5, RNG_THREAD, 2);
+	assert_true(rng_exp_neg(0.0) == 1.0);
+	for (int i = 0; i < 200000; i++) {
+		double x = i < 100000 ? rng_unit(&g) * RNG_ZIG_R : rng_unit(&g) * 700;
+		double want = exp(-x), got = rng_exp_neg(x);
+		if (fabs(got - want) > 4 * want * 0x1p-52)
+			fail_msg("rng_exp_neg(%a) = %a, exp gives %a", x, got, want);
+	}
+}
+
+/* The ziggurat's layers: equal areas, from R down to a top at 0, each
+ * core inside its layer's rectangle (k[i] / 2^53 = x[i-1] / x[i] < 1). */
+static void test_ziggurat_tables(void **state)
+{
+	(void)state;
+	double top = rng_zig.w[1] * 0x1p53; /* x[1] */
+	/* the top layer: x[1] (1 - e^-x[1]) = V, so the recursion lands on 0 */
+	assert_true(fabs(top * (1 - exp(-top)) - RNG_ZIG_V) < 1e-12);
+	assert_true(rng_zig.w[255] * 0x1p53 == RNG_ZIG_R);
+	assert_true(rng_zig.k[1] == 0);
+	for (int i = 2; i < 256; i++) {
+		double xi = rng_zig.w[i] * 0x1p53, xp = rng_zig.w[i - 1] * 0x1p53;
+		assert_true(xp < xi);
+		assert_true(fabs(xi * (exp(-xp) - exp(-xi)) - RNG_ZIG_V) < 1e-12);
+		assert_true(rng_zig.k[i] < (1ull << 53));
+		assert_true(fabs((double)rng_zig.k[i] * 0x1p-53 - xp / xi) < 1e-15);
+		assert_true(rng_zig.f[i] == rng_exp_neg(xi));
+	}
+	/* the base: its rectangle's area is V, its core ends at R */
+	double base = rng_zig.w[0] * 0x1p53;
+	assert_true(fabs(base * exp(-RNG_ZIG_R) - RNG_ZIG_V) < 1e-15);
+	assert_true(fabs((double)rng_zig.k[0] * 0x1p-53 * base - RNG_ZIG_R) < 1e-12);
+}
+
+/* The exponential's shape, not only its mean: the share beyond each of
+ * several points (the tail beyond R and a wedge-heavy point included)
+ * against e^-x, and a second moment of 2. */
+static void test_exp_tail_and_moments(void **state)
+{
+	(void)state;
+	struct rng g = rng_stream(43, RNG_THREAD, 4);
+	const int n = 2000000;
+	const double at[] = { 0.01, 0.5, 1, 2, 4, 6, RNG_ZIG_R, 9 };
+	int above[8] = { 0 };
+	double sum2 = 0;
+	for (int i = 0; i < n; i++) {
+		double x = rng_exp1(&g);
+		sum2 += x * x;
+		for (int j = 0; j < 8; j++)
+			above[j] += x > at[j];
+	}
+	for (int j = 0; j < 8; j++) {
+		double p = exp(-at[j]), se = sqrt(p * (1 - p) / n);
+		if (fabs((double)above[j] / n - p) > 5 * se + 1e-7)
+			fail_msg("P(X > %g) = %g, want %g (se %g)", at[j], (double)above[j] / n, p, se);
+	}
+	assert_true(fabs(sum2 / n - 2) < 0.02); /* se: sqrt(20 / n) = 0.003 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_accuracy),
 		cmocka_unit_test(test_exp_distribution),
+		cmocka_unit_test(test_exp_neg_accuracy),
+		cmocka_unit_test(test_ziggurat_tables),
+		cmocka_unit_test(test_exp_tail_and_moments),
 	};
 	return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
 }
