@@ -124,10 +124,16 @@ static void bulk_try_begin(struct sim *s, uint32_t g, struct task_struct *p)
 	timerq_cancel(&s->e.q, tm->timer[g]);
 }
 
-/* The first ns at which jiffies passes @p's numa_migrate_retry. */
+/* The first ns at which jiffies passes @p's numa_migrate_retry.  Below
+ * 2^32 jiffies the product cannot overflow (a tick is under 2^32 ns), so
+ * the division that guards it is left for the values above (none in a run:
+ * it is once per catch-up, and a 64-bit division is slow). */
 static inline uint64_t retry_from(const struct task_struct *p, uint64_t tick)
 {
-	return p->numa_migrate_retry < UINT64_MAX / tick - 1 ? (p->numa_migrate_retry + 1) * tick : UINT64_MAX;
+	uint64_t j = p->numa_migrate_retry;
+	if (j < 0xffffffffull)
+		return (j + 1) * tick;
+	return j < UINT64_MAX / tick - 1 ? (j + 1) * tick : UINT64_MAX;
 }
 
 void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
