@@ -16,7 +16,7 @@
 
 static unsigned long long ev(struct sim *s, int cpu, enum vm_event_item item)
 {
-	return s->cpus[cpu].vm_events[item];
+	return vm_event_cpu(s, cpu, item);
 }
 
 /* ---- rule 1: pte_accessible --------------------------------------------- */

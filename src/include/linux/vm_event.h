@@ -48,5 +48,7 @@ static inline void count_vm_event(struct sim *s, enum vm_event_item item)
 	count_vm_events(s, item, 1);
 }
 unsigned long long vm_event_sum(const struct sim *s, enum vm_event_item item);
+/* One CPU's count of @item. */
+unsigned long long vm_event_cpu(const struct sim *s, int cpu, enum vm_event_item item);
 
 #endif

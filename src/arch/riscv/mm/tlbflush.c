@@ -46,8 +46,7 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 			continue;
 		struct cpu_state *c = &s->cpus[cpu];
 		nr++;
-		c->irq_tlb_count++;
-		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
+		c->irq_tlb_count++; /* and NR_TLB_REMOTE_FLUSH_RECEIVED: vm_event_cpu */
 		steal(s, cpu, COST_IPI_HANDLE, cm->ipi_handler_ns + work);
 		if (full)
 			tlb_full_flush_refill(s, cpu);

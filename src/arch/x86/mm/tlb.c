@@ -145,10 +145,8 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	const uint64_t now = r->now;
 	double cost, recv;
 
-	if (!local) {
+	if (!local) /* and NR_TLB_REMOTE_FLUSH_RECEIVED: vm_event_cpu */
 		c->irq_tlb_count++;
-		c->vm_events[NR_TLB_REMOTE_FLUSH_RECEIVED]++;
-	}
 	long pages = 0;
 	if (!batch) {
 		if (f_mm != loaded) {
