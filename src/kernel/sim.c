@@ -135,9 +135,11 @@ static int setup_tasks(struct sim *s)
 	s->nr_mms = p->processes;
 	s->nr_tasks = p->processes * p->threads + (p->migrate_call != MCALL_NONE);
 	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
-	s->tasks = calloc((size_t)s->nr_tasks, sizeof(struct task_struct));
+	/* 64-byte aligned: see struct task_struct (the size is a multiple) */
+	s->tasks = aligned_alloc(64, (size_t)s->nr_tasks * sizeof(struct task_struct));
 	if (!s->mms || !s->tasks)
 		return -1;
+	memset(s->tasks, 0, (size_t)s->nr_tasks * sizeof(struct task_struct));
 	for (int i = 0; i < s->nr_mms; i++) {
 		s->mms[i].sim = s;
 		s->mms[i].id = i;
