@@ -92,7 +92,7 @@ double rng_exp_neg(double x);
  * by 256 layers of equal area RNG_ZIG_V, the base layer's rectangle and
  * the tail beyond RNG_ZIG_R included.  A draw picks a layer (the low 8
  * bits of one 64-bit variate) and a point across it (the top 53 bits);
- * inside the layer's core (about 98.9% of draws) it is the variate.  The
+ * inside the layer's core (97.8% of draws) it is the variate.  The
  * index and the point come from different bits (Doornik, 2005).  The
  * tables are computed once at start-up with rng_log and rng_exp_neg, so
  * that they are the same bits on every machine. */

@@ -92,6 +92,11 @@ static void test_ziggurat_tables(void **state)
 		assert_true(fabs((double)rng_zig.k[i] * 0x1p-53 - xp / xi) < 1e-15);
 		assert_true(rng_zig.f[i] == rng_exp_neg(xi));
 	}
+	/* the cores take 97.8% of draws (the share docs/model.md gives) */
+	double core = 0;
+	for (int i = 0; i < 256; i++)
+		core += (double)rng_zig.k[i] * 0x1p-53 / 256;
+	assert_true(core > 0.977 && core < 0.979);
 	/* the base: its rectangle's area is V, its core ends at R */
 	double base = rng_zig.w[0] * 0x1p53;
 	assert_true(fabs(base * exp(-RNG_ZIG_R) - RNG_ZIG_V) < 1e-15);
