@@ -46,8 +46,9 @@ void count_vm_events_cpu(struct sim *s, int cpu, enum vm_event_item item, unsign
 
 /* NR_TLB_REMOTE_FLUSH_RECEIVED counts what irq_tlb_count counts: flush_tlb_func
  * bumps both for every remote flush it handles.  The model keeps it once,
- * in the line of cpu_state a flush round's receiver reads anyway (a round
- * visits every other CPU: a second line each was a tenth of the run). */
+ * in the line of cpu_state a flush round's receiver reads anyway: a round
+ * visits every other CPU, and a second line for each was a fifth of a seed
+ * run's L1 misses (callgrind's cache simulation). */
 unsigned long long vm_event_cpu(const struct sim *s, int cpu, enum vm_event_item item)
 {
 	if (item == NR_TLB_REMOTE_FLUSH_RECEIVED)
