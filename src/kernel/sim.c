@@ -8,6 +8,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "sim/bigalloc.h"
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "linux/compaction.h"
@@ -135,11 +136,9 @@ static int setup_tasks(struct sim *s)
 	s->nr_mms = p->processes;
 	s->nr_tasks = p->processes * p->threads + (p->migrate_call != MCALL_NONE);
 	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
-	/* 64-byte aligned: see struct task_struct (the size is a multiple) */
-	s->tasks = aligned_alloc(64, (size_t)s->nr_tasks * sizeof(struct task_struct));
+	s->tasks = zalloc_aligned64((size_t)s->nr_tasks, sizeof(struct task_struct));
 	if (!s->mms || !s->tasks)
 		return -1;
-	memset(s->tasks, 0, (size_t)s->nr_tasks * sizeof(struct task_struct));
 	for (int i = 0; i < s->nr_mms; i++) {
 		s->mms[i].sim = s;
 		s->mms[i].id = i;
@@ -191,9 +190,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (nr_cpu_words != (s->m.nr_cpus + 63) / 64) /* same value for every run of a machine: no race */
 		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
 	/* 64-byte aligned: see struct cpu_state (the size is a multiple) */
-	s->cpus = aligned_alloc(64, (size_t)s->m.nr_cpus * sizeof(struct cpu_state));
-	if (s->cpus)
-		memset(s->cpus, 0, (size_t)s->m.nr_cpus * sizeof(struct cpu_state));
+	s->cpus = zalloc_aligned64((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
 	s->pgdat = calloc((size_t)s->m.nr_nodes, sizeof(struct pglist_data));
 	s->node_numa = calloc((size_t)s->m.nr_nodes * NR_NUMA_STAT_ITEMS, sizeof(uint64_t));

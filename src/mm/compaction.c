@@ -40,6 +40,7 @@
 #include "linux/mm.h"
 #include "kernel/sim.h"
 #include "mm/internal.h"
+#include "sim/bigalloc.h"
 
 /* A kernel context that compacts: kcompactd/N, or the compact_memory
  * writer.  Its task_struct holds its unmap batch (tlb_ubc). */
@@ -210,12 +211,12 @@ uint32_t compaction_nr_timers(const struct sim *s)
 
 int compaction_init(struct sim *s)
 {
-	struct compact_state *cs = calloc(1, sizeof(*cs));
+	struct compact_state *cs = zalloc_aligned64(1, sizeof(*cs));
 	if (!cs)
 		return -1;
 	s->compact = cs;
 	cs->timer_first = s->nr_timers - compaction_nr_timers(s);
-	cs->kd = calloc((size_t)s->m.nr_nodes, sizeof(*cs->kd));
+	cs->kd = zalloc_aligned64((size_t)s->m.nr_nodes, sizeof(*cs->kd));
 	if (!cs->kd)
 		return -1;
 	for (int n = 0; n < s->m.nr_nodes; n++) {

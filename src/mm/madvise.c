@@ -43,6 +43,7 @@
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "mm/internal.h"
+#include "sim/bigalloc.h"
 #include "workload/workload.h"
 
 struct madvise_caller {
@@ -80,13 +81,13 @@ int madvise_init(struct sim *s, uint32_t first)
 {
 	if (!madvise_nr_timers(s))
 		return 0;
-	struct madvise_state *m = calloc(1, sizeof(*m));
+	struct madvise_state *m = zalloc_aligned64(1, sizeof(*m));
 	if (!m)
 		return -1;
 	s->madvise = m;
 	m->timer_first = first;
 	m->nr = (int)madvise_nr_timers(s);
-	m->c = calloc((size_t)m->nr, sizeof(*m->c));
+	m->c = zalloc_aligned64((size_t)m->nr, sizeof(*m->c));
 	if (!m->c)
 		return -1;
 	int cold = (int)nr_cold(s);

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HUGE (2ul << 20)
@@ -37,4 +38,15 @@ void big_free(void *p, size_t bytes)
 		free(p);
 	else
 		munmap(p, bytes);
+}
+
+void *zalloc_aligned64(size_t n, size_t size)
+{
+	if (size && n > (SIZE_MAX - 63) / size)
+		return NULL;
+	size_t bytes = (n * size + 63) & ~(size_t)63; /* a multiple of the alignment */
+	void *p = aligned_alloc(64, bytes ? bytes : 64);
+	if (p)
+		memset(p, 0, bytes ? bytes : 64);
+	return p;
 }

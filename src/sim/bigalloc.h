@@ -10,4 +10,9 @@
 void *big_zalloc(size_t bytes);
 void big_free(void *p, size_t bytes);
 
+/* calloc for arrays of a type with _Alignas(64) members (struct cpu_state,
+ * struct task_struct and what embeds one): calloc promises 16 bytes only.
+ * NULL if n * size overflows or memory is short; free() frees it. */
+void *zalloc_aligned64(size_t n, size_t size);
+
 #endif
