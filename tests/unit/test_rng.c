@@ -1,8 +1,9 @@
 /* sim/rng.h: rng_log and rng_exp_neg against the C library's log and exp
  * (a few ulps, also next to 1 and at the bottom of the range the draws
  * use), the exponential ziggurat's tables (equal layers, cores inside
- * them), and the exponential's distribution on fixed seeds: mean, second
- * moment, and the share beyond points from 0.01 to past the tail's start. */
+ * them), the wedges' acceptance, and the exponential's distribution on
+ * fixed seeds: mean, second moment, and the share beyond points from 0.01
+ * to past the tail's start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +129,30 @@ static void test_exp_tail_and_moments(void **state)
 	assert_true(fabs(sum2 / n - 2) < 0.02); /* se: sqrt(20 / n) = 0.003 */
 }
 
+/* A draw that lands in a wedge is kept with the chance that a height
+ * uniform across its layer falls under e^-x: (e^-x - f[i]) / (f[i-1] -
+ * f[i]).  Many streams, the same landing point in layer 128's wedge: the
+ * share that returns that point is that chance. */
+static void test_wedge_acceptance(void **state)
+{
+	(void)state;
+	const unsigned i = 128;
+	uint64_t m = rng_zig.k[i] + ((1ull << 53) - rng_zig.k[i]) / 3; /* in the wedge */
+	uint64_t u = (m << 11) | i;
+	double x = (double)(int64_t)m * rng_zig.w[i];
+	double p = (exp(-x) - rng_zig.f[i]) / (rng_zig.f[i - 1] - rng_zig.f[i]);
+	const int n = 40000;
+	int kept = 0;
+	for (int s = 0; s < n; s++) {
+		struct rng g = rng_stream(1000 + (uint64_t)s, RNG_THREAD, 9);
+		kept += rng_exp1_slow(&g, u) == x;
+	}
+	double se = sqrt(p * (1 - p) / n);
+	assert_true(p > 0.05 && p < 0.95); /* a point where the answer is not near-certain */
+	if (fabs((double)kept / n - p) > 5 * se)
+		fail_msg("wedge kept %g of draws, want %g (se %g)", (double)kept / n, p, se);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_exp_neg_accuracy),
 		cmocka_unit_test(test_ziggurat_tables),
 		cmocka_unit_test(test_exp_tail_and_moments),
+		cmocka_unit_test(test_wedge_acceptance),
 	};
 	return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
 }
