@@ -80,10 +80,6 @@ void touch_free(struct touch_model *tm);
 /* Aggregated mode: the pool's per-table state for @nr_tables tables. */
 int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed);
 
-/* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
- * PROT_NONE.  The table's pages weigh @weight each: the access density of
- * the workload's distribution there (1 for a uniform one), so that a
- * touch picks a table in proportion to weight x PROT_NONE pages. */
 /* Whether group @g's faults are being drawn in bulk (docs/model.md 3.3b):
  * nothing but the bulk loop may change its PROT_NONE set or arm its timer
  * then -- a path that would must call workload_table_sync first. */
@@ -92,6 +88,10 @@ static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
 	return tm->nr_bulk && g < tm->nr_slices && tm->bulk[g];
 }
 
+/* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
+ * PROT_NONE.  The table's pages weigh @weight each: the access density of
+ * the workload's distribution there (1 for a uniform one), so that a
+ * touch picks a table in proportion to weight x PROT_NONE pages. */
 static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank,
 			       uint32_t weight, bool hot, int delta)
 {
@@ -104,6 +104,17 @@ static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank
 		tm->pn_hot[g] += d;
 	else
 		tm->pn_cold[g] += d;
+}
+
+/* A hint fault took one PROT_NONE page of pooled table @id (of group @g,
+ * at @rank, its pages weighing @weight): the pool's count of faulted
+ * pages, the group's pooled weight and the touch model's counts. */
+static inline void touch_pool_fault(struct touch_model *tm, uint32_t id, uint32_t g, uint32_t rank,
+				    uint32_t weight, bool hot)
+{
+	tm->pool[id].done[hot]++;
+	tm->pool_w[2 * g + hot] -= weight;
+	touch_count(tm, g, rank, weight, hot, -1);
 }
 
 static inline struct rng group_rng(const struct touch_model *tm, uint32_t g)

@@ -80,9 +80,8 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 		       struct pte_table *t, bool hot, uint64_t now)
 {
 	struct touch_model *tm = &s->w.touch;
-	uint32_t ti = (uint32_t)(t - vma->tables);
-	struct touch_pool *tp = &tm->pool[vma->first_table_id + ti];
-	int nid = tp->nid;
+	uint32_t ti = (uint32_t)(t - vma->tables), id = vma->first_table_id + ti;
+	int nid = tm->pool[id].nid;
 	int flags = (vma->vm_flags & VM_WRITE) ? 0 : TNF_NO_GROUP; /* pte_writable_after_fault */
 
 	sim_enter(s, p, now);
@@ -95,10 +94,8 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 	count_vm_event(s, NUMA_HINT_FAULTS);
 	count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
 	flags |= TNF_FAULT_LOCAL;
-	tp->done[hot]++;
-	tm->pool_w[2 * t->group + hot] -= t->weight;
+	touch_pool_fault(tm, id, t->group, t->rank, t->weight, hot);
 	s->st.hint_faults_pooled++;
-	touch_count(tm, t->group, t->rank, t->weight, hot, -1);
 	t->ptl_free_at = sim_now(s); /* ptl_unlock */
 	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0,
 	      (int64_t)(vma->vm_start + (uint64_t)ti * PMD_SIZE), nid, NUMA_NO_NODE, flags);

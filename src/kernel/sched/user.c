@@ -163,7 +163,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	uint64_t busy_end = 0;
 	const struct vm_area_struct *pid_vma = NULL;
 	for (;;) {
-		double wh = rate_hot * (double)(int64_t)pn[1], wc = rate_cold * (double)(int64_t)pn[0];
+		double wh = rate_hot * pn_double(pn[1]), wc = rate_cold * pn_double(pn[0]);
 		double total = wh + wc;
 		if (total <= 0)
 			break;
@@ -186,17 +186,14 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		struct pte_table *pt = &vma->tables[id - vma->first_table_id];
 		if (pt->ptl_free_at > when)
 			continue; /* a step still holds the PTL: the old PTE, no fault */
-		struct touch_pool *tp = &tm->pool[id];
-		VM_BUG_ON(!tp->on || tp->nid != nid);
+		VM_BUG_ON(!tm->pool[id].on || tm->pool[id].nid != nid);
 		a->cost[COST_HINT_FAULT] += fault_ns;
 		a->busy_ns += fault_ns;
 		if (vma != pid_vma) { /* its bit is set already in the last one */
 			vma_set_access_pid_bit_of(s, vma, p);
 			pid_vma = vma;
 		}
-		tp->done[hot]++;
-		tm->pool_w[2 * g + hot] -= pt->weight;
-		touch_count(tm, g, pt->rank, pt->weight, hot, -1);
+		touch_pool_fault(tm, id, g, pt->rank, pt->weight, hot);
 		pn[hot] -= pt->weight;
 		t = busy_end = pt->ptl_free_at = when + fault_whole;
 		if (t >= retry_ns) {
