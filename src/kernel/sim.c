@@ -189,7 +189,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 {
 	if (nr_cpu_words != (s->m.nr_cpus + 63) / 64) /* same value for every run of a machine: no race */
 		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
-	/* 64-byte aligned: see struct cpu_state (the size is a multiple) */
+	/* 64-byte aligned: see struct cpu_state */
 	s->cpus = zalloc_aligned64((size_t)s->m.nr_cpus, sizeof(struct cpu_state));
 	s->node_free_pages = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
 	s->pgdat = calloc((size_t)s->m.nr_nodes, sizeof(struct pglist_data));

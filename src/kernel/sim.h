@@ -242,12 +242,6 @@ static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 	engine_steal(&s->e, cpu, s->cpus[cpu].curr != NULL, c, ns);
 }
 
-/* steal() for interrupt handling, inlined for the flush rounds' receivers
- * (@now: the time of the round). */
-static inline void steal_irq(struct sim *s, int cpu, double ns, uint64_t now)
-{
-	engine_steal_irq(&s->e, cpu, s->cpus[cpu].curr != NULL, ns, now);
-}
 
 /* A full flush at @now: charge the refill its thread will do, at most
  * @full (machine_tlb_refill_ns, for a caller that has it at hand). */

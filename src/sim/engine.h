@@ -140,22 +140,11 @@ static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t n
 	engine_delay_acct(e, &e->acct[cpu], ns, now);
 }
 
-/* Interrupt handling taken from @cpu at @now (@running: a task runs there). */
-static inline void engine_steal_irq(struct engine *e, int cpu, bool running, double ns,
-				    uint64_t now)
-{
-	struct cpu_acct *a = &e->acct[cpu];
-	a->cost[COST_IPI_HANDLE] += ns;
-	a->busy_ns += ns;
-	a->stolen_ns += ns;
-	if (running && (a->in_kernel || a->busy_until > now))
-		engine_delay(e, cpu, ns, now);
-}
-
-/* engine_steal_irq for a CPU @a that is not the running step's (an IPI
- * round's receiver): the same updates, in the same order.  The delay is
- * converted to whole ns only where there is work to delay, which few
- * receivers have: a round's common receiver then carries one value. */
+/* Interrupt handling of @ns taken at @now from a CPU that is not the
+ * running step's (an IPI round's receiver; @running: a task runs there),
+ * by its account @a.  The delay is converted to whole ns only where there
+ * is work to delay, which few receivers have: a round's common receiver
+ * then carries one value. */
 static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, bool running,
 					  double ns, uint64_t now)
 {

@@ -702,14 +702,13 @@ static bool demand_counts(const struct task_struct *t)
 	return !t->syscall_caller && t->state == TASK_ON_CPU;
 }
 
-/* The first round's demand is a function of op_ns, the classes' fractions
- * (frac_cache, which change only with op_ns) and the set of running tasks:
- * its last sums are kept while both are unchanged (refresh_op_ns, which
- * runs before every solve, clears demand_valid if not).  The sums are the
- * same additions in the same order either way. */
-
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
- * true if they moved, and op_ns with them. */
+ * true if they moved, and op_ns with them.  The first round's demand is a
+ * function of op_ns, the classes' fractions (frac_cache, which change only
+ * with op_ns) and the set of running tasks: its last sums are kept while
+ * both are unchanged (refresh_op_ns, which runs before every solve, clears
+ * demand_valid if not).  The sums are the same additions in the same order
+ * either way. */
 static bool solve_bandwidth(struct sim *s)
 {
 	struct workload *w = &s->w;

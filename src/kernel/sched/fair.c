@@ -919,8 +919,6 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	return 0;
 }
 
-/* numa_migrate_preferred: retry later, and now if the task is off its
- * preferred node. */
 /* numa_migrate_preferred's retry interval: a second, or a sixteenth of the
  * scan period if shorter. */
 static uint64_t numa_migrate_interval(const struct sim *s, const struct task_struct *p)
@@ -930,6 +928,8 @@ static uint64_t numa_migrate_interval(const struct sim *s, const struct task_str
 	return alt < interval ? alt : interval;
 }
 
+/* numa_migrate_preferred: retry later, and now if the task is off its
+ * preferred node. */
 static void numa_migrate_preferred(struct sim *s, struct task_struct *p)
 {
 	if (p->numa_preferred_nid == NUMA_NO_NODE || !p->numa_faults)

@@ -116,11 +116,9 @@ int task_numa_migrate(struct sim *s, struct task_struct *p);
 void account_numa_enqueue(struct sim *s, struct rq *rq, struct task_struct *p);
 void account_numa_dequeue(struct sim *s, struct rq *rq, struct task_struct *p);
 
-/* entry.c */
-/* Switch @p to activity @act, keeping its CPU's in-kernel mark in step. */
+/* user.c: aggregated mode, @p's slice's faults drawn in bulk up to @now
+ * (and, with @end, one event per fault again), if its slice is in bulk. */
 void user_touch_bulk_task(struct sim *s, struct task_struct *p, uint64_t now, bool end);
-/* Aggregated mode: @p's slice's faults drawn in bulk up to @now (and, with
- * @end, one event per fault again), if its slice is in bulk. */
 static inline void task_bulk_catch_up(struct sim *s, struct task_struct *p, uint64_t now, bool end)
 {
 	if (s->w.touch.nr_bulk)
@@ -129,6 +127,9 @@ static inline void task_bulk_catch_up(struct sim *s, struct task_struct *p, uint
 /* Aggregated mode: end the bulk draws of slices that no longer may be
  * (after the accounting tick changed what they depend on). */
 void user_touch_bulk_recheck(struct sim *s, uint64_t now);
+
+/* entry.c */
+/* Switch @p to activity @act, keeping its CPU's in-kernel mark in step. */
 static inline void task_set_act(struct sim *s, struct task_struct *p, enum task_activity act)
 {
 	/* its slice's faults in bulk stop as it enters the kernel (user.c) */
