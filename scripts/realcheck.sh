@@ -178,6 +178,10 @@ boot() {
         -serial "file:$console" -serial "file:$data" </dev/null
 }
 
+# What the guest wrote, for the terminal: printable ASCII, tabs and
+# newlines only (a guest's console carries escape sequences).
+printable() { LC_ALL=C tr -cd '\11\12\40-\176'; }
+
 # Section NAME of the guest's data port.
 section() {
     awk -v s="=====REALCHECK $1 BEGIN=====" -v e="=====REALCHECK $1 END=====" \
@@ -212,16 +216,16 @@ for series in "${series_list[@]}"; do
         rc=$(section rc "$data" 2>/dev/null || true) # no file: qemu stopped first
         [[ -z $rc && $attempt -eq 1 ]] || break
         echo "realcheck: the $series guest reported nothing; its console's end:" >&2
-        tail -n 20 "$console" >&2 2>/dev/null || true
+        { tail -n 20 "$console" 2>/dev/null || true; } | printable >&2
     done
     if [[ -z $rc ]]; then
         echo "realcheck: the $series guest never reported, twice (qemu status $qrc)" >&2
         exit 1
     fi
     if [[ $rc != 0 ]]; then
-        echo "realcheck: numaload failed in the $series guest (status '$rc'):" >&2
-        section stderr "$data" >&2 2>/dev/null || true
-        tail -n 20 "$console" >&2 2>/dev/null || true
+        echo "realcheck: numaload failed in the $series guest (status '$(printf '%s' "$rc" | printable)'):" >&2
+        { section stderr "$data" 2>/dev/null || true; } | printable >&2
+        { tail -n 20 "$console" 2>/dev/null || true; } | printable >&2
         exit 1
     fi
     section json "$data" >"$out/real-$series.json"
