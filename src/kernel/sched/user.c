@@ -197,8 +197,12 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		pn[hot] -= pt->weight;
 		t = busy_end = pt->ptl_free_at = when + fault_whole;
 		if (t >= retry_ns) {
+			uint64_t before = p->numa_migrate_retry;
 			task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
-			retry_ns = retry_from(p, tick);
+			/* unchanged: the task has no preferred node, and nothing
+			 * in this loop gives it one -- no more calls (and no
+			 * division per fault) */
+			retry_ns = p->numa_migrate_retry != before ? retry_from(p, tick) : UINT64_MAX;
 		}
 		n++;
 	}
