@@ -55,7 +55,7 @@ static inline uint64_t rng_below(struct rng *r, uint64_t n)
 	return (uint64_t)(int64_t)(rng_unit(r) * (double)(int64_t)n);
 }
 
-/* ln x for x in [2^-1022, 1], our own, so that draws do not depend on the
+/* ln x for x in [2^-1022, 2^1000], our own, so that draws do not depend on the
  * C library's rounding (and cost a third of its log1p).  x = 2^k m with m
  * in [sqrt(1/2), sqrt(2)): adding the bits of 1 - sqrt(1/2) carries into
  * the exponent exactly when the mantissa is at least sqrt(2)'s, which
@@ -118,6 +118,14 @@ static inline double rng_exp1(struct rng *r)
 		return (double)(int64_t)m * rng_zig.w[i];
 	return rng_exp1_slow(r, u);
 }
+
+/* ln k!, our own (a table below 256, Stirling's series above): for
+ * rng_hypergeom. */
+double rng_lnfact(uint64_t k);
+
+/* Hypergeometric: of @N items, @K of them marked, @n drawn without
+ * replacement -- how many of the drawn are marked.  K, n <= N < 2^52. */
+uint64_t rng_hypergeom(struct rng *r, uint64_t N, uint64_t K, uint64_t n);
 
 /* Exponential with mean @mean. */
 static inline double rng_exp(struct rng *r, double mean)

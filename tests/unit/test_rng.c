@@ -3,7 +3,9 @@
  * use), the exponential ziggurat's tables (equal layers, cores inside
  * them), the wedges' acceptance, and the exponential's distribution on
  * fixed seeds: mean, second moment, and the share beyond points from 0.01
- * to past the tail's start. */
+ * to past the tail's start.  rng_lnfact against lgamma, and the
+ * hypergeometric draw: its support, and its distribution against the
+ * exact probabilities (chi-square) on each of its paths. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +42,111 @@ static void test_log_accuracy(void **state)
 	struct rng g = rng_stream(7, RNG_THREAD, 1);
 	for (int i = 0; i < 200000; i++)
 		expect_close(1.0 - rng_unit(&g));
+}
+
+static void test_log_above_one(void **state)
+{
+	(void)state;
+	for (int k = 2; k < 100000; k += 7)
+		expect_close((double)k);
+	for (int e = 1; e <= 1000; e++)
+		expect_close(ldexp(1.0, e) * 1.37);
+}
+
+static void test_lnfact_accuracy(void **state)
+{
+	(void)state;
+	for (uint64_t k = 0; k < 3000000; k = k < 2000 ? k + 1 : k * 11 / 10) {
+		double want = lgamma((double)k + 1), got = rng_lnfact(k);
+		if (fabs(got - want) > 1e-13 * (1 + want))
+			fail_msg("rng_lnfact(%llu) = %.17g, lgamma gives %.17g", (unsigned long long)k,
+				 got, want);
+	}
+}
+
+static void test_hypergeom_support(void **state)
+{
+	(void)state;
+	struct rng r = rng_stream(3, RNG_POOL, 0);
+	assert_int_equal(rng_hypergeom(&r, 10, 4, 0), 0);
+	assert_int_equal(rng_hypergeom(&r, 10, 0, 6), 0);
+	assert_int_equal(rng_hypergeom(&r, 10, 10, 6), 6);
+	assert_int_equal(rng_hypergeom(&r, 10, 4, 10), 4);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t N = 1 + rng_below(&r, 300), K = rng_below(&r, N + 1), n = rng_below(&r, N + 1);
+		uint64_t x = rng_hypergeom(&r, N, K, n);
+		uint64_t lo = n + K > N ? n + K - N : 0, hi = n < K ? n : K;
+		if (x < lo || x > hi)
+			fail_msg("hypergeom(%llu, %llu, %llu) = %llu, outside [%llu, %llu]",
+				 (unsigned long long)N, (unsigned long long)K, (unsigned long long)n,
+				 (unsigned long long)x, (unsigned long long)lo, (unsigned long long)hi);
+	}
+}
+
+static double hg_pmf(double N, double K, double n, double x)
+{
+	return exp(lgamma(K + 1) - lgamma(x + 1) - lgamma(K - x + 1) + lgamma(N - K + 1) -
+		   lgamma(n - x + 1) - lgamma(N - K - n + x + 1) - lgamma(N + 1) + lgamma(n + 1) +
+		   lgamma(N - n + 1));
+}
+
+/* Pearson's chi-square over the values expected at least 10 times, less
+ * their count (the degrees of freedom, plus one): near 0 when the draws
+ * follow the pmf, some standard deviations sqrt(2 dof) above it when
+ * they do not. */
+static void expect_hypergeom(uint64_t N, uint64_t K, uint64_t n)
+{
+	enum { DRAWS = 200000, MAXV = 16384 };
+	static long seen[MAXV];
+	for (int i = 0; i < MAXV; i++)
+		seen[i] = 0;
+	struct rng r = rng_stream(N * 1000003 + K * 1009 + n, RNG_POOL, 1);
+	for (int i = 0; i < DRAWS; i++) {
+		uint64_t x = rng_hypergeom(&r, N, K, n);
+		assert_true(x < MAXV);
+		seen[x]++;
+	}
+	double chi = 0, mass = 0;
+	long counted = 0;
+	int cells = 0;
+	for (uint64_t x = 0; x < MAXV && x <= n && x <= K; x++) {
+		if (n + K > N && x < n + K - N)
+			continue;
+		double want = DRAWS * hg_pmf((double)N, (double)K, (double)n, (double)x);
+		if (want < 10)
+			continue;
+		chi += (seen[x] - want) * (seen[x] - want) / want;
+		mass += want;
+		counted += seen[x];
+		cells++;
+	}
+	/* the cells left out, together */
+	double rest = DRAWS - mass;
+	if (rest >= 10) {
+		chi += ((DRAWS - counted) - rest) * ((DRAWS - counted) - rest) / rest;
+		cells++;
+	}
+	double dof = cells - 1;
+	if (chi > dof + 6 * sqrt(2 * dof) + 6)
+		fail_msg("hypergeom(%llu, %llu, %llu): chi-square %.1f on %g degrees of freedom",
+			 (unsigned long long)N, (unsigned long long)K, (unsigned long long)n, chi, dof);
+}
+
+static void test_hypergeom_distribution(void **state)
+{
+	(void)state;
+	expect_hypergeom(10, 3, 4);         /* the draws one by one */
+	expect_hypergeom(1000, 1, 400);     /* K = 1 */
+	expect_hypergeom(1000, 300, 1);     /* n = 1 */
+	expect_hypergeom(500, 200, 16);     /* the last one by one */
+	expect_hypergeom(500, 16, 200);     /* the same, roles swapped */
+	expect_hypergeom(500, 200, 17);     /* the first by inversion */
+	expect_hypergeom(100, 70, 30);      /* more marked than not */
+	expect_hypergeom(100, 30, 80);      /* more drawn than left */
+	expect_hypergeom(100, 60, 90);      /* both */
+	expect_hypergeom(80000, 40000, 250); /* a root split of a slice */
+	expect_hypergeom(77824, 1000, 5000);
+	expect_hypergeom(60000, 20000, 30000); /* wide: a standard deviation of 58 */
 }
 
 static void test_exp_distribution(void **state)
@@ -162,6 +269,10 @@ int main(void)
 		cmocka_unit_test(test_ziggurat_tables),
 		cmocka_unit_test(test_exp_tail_and_moments),
 		cmocka_unit_test(test_wedge_acceptance),
+		cmocka_unit_test(test_log_above_one),
+		cmocka_unit_test(test_lnfact_accuracy),
+		cmocka_unit_test(test_hypergeom_support),
+		cmocka_unit_test(test_hypergeom_distribution),
 	};
 	return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
 }
