@@ -5,6 +5,7 @@
 #include "kernel/sim.h"
 #include "linux/mm.h"
 #include "linux/mmdebug.h" /* VM_BUG_ON: checked in the debug build */
+#include "workload/touch.h"
 
 /* The PTE (or PMD) lock of a table, as the time until which it is held. */
 static inline void ptl_lock(struct sim *s, struct pte_table *t)
@@ -16,6 +17,7 @@ static inline void ptl_lock(struct sim *s, struct pte_table *t)
 static inline void ptl_unlock(struct sim *s, struct pte_table *t)
 {
 	t->ptl_free_at = sim_now(s);
+	touch_ptl_held(&s->w.touch, t->group, t->rank, t->ptl_free_at); /* simulator: bulk faults */
 }
 
 /* mm/memory.c */

@@ -8,6 +8,7 @@
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "kernel/sim.h"
+#include "mm/internal.h"
 #include "workload/touch.h"
 
 /* change_pte_range: one PTE table, under its PTL.  Flush any batched
@@ -97,7 +98,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				    (changed_hi - changed_lo + 1) << PAGE_SHIFT);
 	charge(s, COST_SCAN, cm->pte_table_ns + (double)pages * cm->pte_update_ns +
 				     (double)(looked - pages) * cm->pte_skip_ns);
-	t->ptl_free_at = sim_now(s);
+	ptl_unlock(s, t);
 	workload_pool_offer(s, vma, t);
 	touch_changed(&s->w.touch, t->group);
 	trace(s, TR_PTE_TABLE, s->e.cpu, current_pid(s), t_start, sim_now(s) - t_start, (int64_t)first,

@@ -1033,6 +1033,7 @@ void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 	struct touch_pool *tp = &tm->pool[vma->first_table_id + ti];
 	if (!tp->on)
 		return;
+	touch_unpend_table(tm, t->group, t->rank); /* its faults still without a table */
 	/* The faults since the table was pooled hit PROT_NONE pages of their
 	 * kind that no path has looked at since: each of them alike, so which
 	 * ones they were is a uniform draw without replacement. */
@@ -1172,6 +1173,20 @@ static int build_groups(struct sim *s)
 		s->w.wsize[group[id]] += (double)t->weight *
 					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
 	}
+	if (tm->lazy_w) /* a slice's faults may go without a table only if its pages weigh alike */
+		for (uint32_t g = 0; g < tm->nr_slices; g++) {
+			uint32_t w = 0;
+			for (uint32_t i = 0; i < tm->grp_count[g]; i++) {
+				uint32_t id = tm->grp_tables[tm->grp_first[g] + i];
+				uint32_t tw = s->table_vma[id]->tables[id - s->table_vma[id]->first_table_id].weight;
+				if (i && tw != w) {
+					w = 0;
+					break;
+				}
+				w = tw;
+			}
+			tm->lazy_w[g] = w;
+		}
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);
 	for (int i = 0; i < s->nr_tasks; i++)

@@ -97,6 +97,7 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 	touch_pool_fault(tm, id, t->group, t->rank, t->weight, hot);
 	s->st.hint_faults_pooled++;
 	t->ptl_free_at = sim_now(s); /* ptl_unlock */
+	touch_ptl_held(tm, t->group, t->rank, t->ptl_free_at);
 	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0,
 	      (int64_t)(vma->vm_start + (uint64_t)ti * PMD_SIZE), nid, NUMA_NO_NODE, flags);
 	touch_changed(tm, t->group);

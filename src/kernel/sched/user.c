@@ -136,6 +136,27 @@ static inline uint64_t retry_from(const struct task_struct *p, uint64_t tick)
 	return j < UINT64_MAX / tick - 1 ? (j + 1) * tick : UINT64_MAX;
 }
 
+/* The VMA of all of slice @g's tables, or NULL if they are not in one:
+ * the first and the last table are (a VMA is one range of addresses). */
+static struct vm_area_struct *slice_vma(const struct sim *s, uint32_t g)
+{
+	const struct touch_model *tm = &s->w.touch;
+	uint32_t first = tm->grp_first[g], count = tm->grp_count[g];
+	struct vm_area_struct *vma = s->table_vma[tm->grp_tables[first]];
+	return s->table_vma[tm->grp_tables[first + count - 1]] == vma ? vma : NULL;
+}
+
+/* The faults counted in @lazy ([cold, hot]) go to the touch model's root. */
+static inline void flush_lazy(struct touch_model *tm, uint32_t g, uint32_t lazy[2], uint32_t *nr)
+{
+	for (int hot = 0; hot < 2; hot++)
+		if (lazy[hot]) {
+			touch_pend_faults(tm, g, hot, lazy[hot]);
+			*nr += lazy[hot];
+			lazy[hot] = 0;
+		}
+}
+
 void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 {
 	struct touch_model *tm = &s->w.touch;
@@ -146,7 +167,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	struct cpu_acct *a = &s->e.acct[p->cpu];
 	const double fault_ns = s->m.cost.hint_fault_ns;
 	const uint64_t fault_whole = ns_from_double(fault_ns);
-	const double frac = s->w.user_frac[p->idx];
+	const double frac = s->w.user_frac[p->idx], inv_frac = frac > 0 ? 1 / frac : 0;
 	const int nid = s->cpus[p->cpu].node;
 	/* user_touch and task_fault_pooled for a slice that passes
 	 * bulk_allowed: touch_draw, touch_pick and touch_find with the same
@@ -161,8 +182,43 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	uint64_t retry_ns = retry_from(p, tick);
 	unsigned long n = 0, lost = 0;
 	uint64_t busy_end = 0;
+	double cost = a->cost[COST_HINT_FAULT], busy = a->busy_ns;
 	const struct vm_area_struct *pid_vma = NULL;
+	/* Faults without a table (docs/model.md 3.3c): when the slice's
+	 * pages weigh alike and its tables are in one VMA, a fault needs only
+	 * its kind; its table is drawn when a path looks.  Counted here,
+	 * handed to the touch model in one go before anything that needs the
+	 * tree and after the loop.  A touch of a table whose PTL a path
+	 * holds finds the old PTE and is lost: for the last table held, that
+	 * table leaves the counts until the hold ends (the touches left are
+	 * a Poisson process of the others' rate); while another is held,
+	 * each fault finds its table at once, as above. */
+	const uint32_t w = tm->lazy_w[g];
+	struct vm_area_struct *lazy_vma = w ? slice_vma(s, g) : NULL;
+	const uint64_t lazy_from = lazy_vma ? tm->held_other[g] : UINT64_MAX;
+	uint32_t lazy[2] = { 0, 0 }, nr_lazy = 0;
+	int last_lazy = -1; /* the kind of the last fault if it has no table */
+	uint64_t hide_until = 0, hidden[2] = { 0, 0 };
+	const uint32_t hide_rank = lazy_vma ? tm->held_rank[g] : 0;
+	if (lazy_vma && tm->held_until[g] > t) {
+		hide_until = tm->held_until[g];
+		touch_hide_table(tm, g, hide_rank, hidden);
+		pn[0] -= hidden[0];
+		pn[1] -= hidden[1];
+	}
 	for (;;) {
+		if (hide_until && t >= hide_until) {
+			if (t > upto)
+				break; /* the last fault runs on past upto: placed below */
+			/* the hold is over: the table counts again, after the
+			 * faults drawn without it go down */
+			flush_lazy(tm, g, lazy, &nr_lazy);
+			touch_show_table(tm, g, hide_rank, hidden);
+			pn[0] += hidden[0];
+			pn[1] += hidden[1];
+			hide_until = 0;
+			last_lazy = -1; /* gone down with the others */
+		}
 		double wh = rate_hot * pn_double(pn[1]), wc = rate_cold * pn_double(pn[0]);
 		double total = wh + wc;
 		if (total <= 0)
@@ -170,32 +226,56 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		uint64_t when = touch_next_at(&r, total, t, s->e.duration_ns);
 		if (when > upto)
 			break; /* that draw is dropped: the next starts afresh from upto */
+		if (hide_until && when >= hide_until) {
+			t = hide_until; /* the rate changes there: a fresh draw from then */
+			continue;
+		}
 		t = when;
-		struct touch_pick pick;
-		touch_pick_from(&r, wh, wc, pn[1], pn[0], 0, &pick);
-		bool hot = pick.hot;
-		if (!pick.count)
-			continue;
-		if (pick.thin >= frac) {
-			lost++; /* an interrupt handler had the CPU */
-			continue;
+		if (when >= lazy_from) {
+			/* touch_pick_from's draws less the page, from one uniform:
+			 * kept with probability frac, and given that, u / frac is
+			 * uniform again and picks the kind (no draw if one kind
+			 * has no rate) */
+			double u = rng_unit(&r);
+			if (u >= frac) {
+				lost++; /* an interrupt handler had the CPU */
+				continue;
+			}
+			bool hot = wc <= 0 || (wh > 0 && u * inv_frac * total < wh);
+			VM_BUG_ON(!pn[hot]);
+			lazy[hot]++;
+			last_lazy = hot;
+			pn[hot] -= w;
+		} else {
+			struct touch_pick pick;
+			touch_pick_from(&r, wh, wc, pn[1], pn[0], 0, &pick);
+			bool hot = pick.hot;
+			if (!pick.count)
+				continue;
+			if (pick.thin >= frac) {
+				lost++; /* an interrupt handler had the CPU */
+				continue;
+			}
+			flush_lazy(tm, g, lazy, &nr_lazy); /* the older faults go first */
+			last_lazy = -1;
+			uint64_t rem;
+			uint32_t id = touch_find(tm, g, hot, pick.k, &rem);
+			struct vm_area_struct *vma = s->table_vma[id];
+			struct pte_table *pt = &vma->tables[id - vma->first_table_id];
+			if (pt->ptl_free_at > when)
+				continue; /* a step still holds the PTL: the old PTE, no fault */
+			VM_BUG_ON(!tm->pool[id].on || tm->pool[id].nid != nid);
+			if (vma != pid_vma) { /* its bit is set already in the last one */
+				vma_set_access_pid_bit_of(s, vma, p);
+				pid_vma = vma;
+			}
+			touch_pool_fault(tm, id, g, pt->rank, pt->weight, hot);
+			pn[hot] -= pt->weight;
+			pt->ptl_free_at = when + fault_whole;
 		}
-		uint64_t rem;
-		uint32_t id = touch_find(tm, g, hot, pick.k, &rem);
-		struct vm_area_struct *vma = s->table_vma[id];
-		struct pte_table *pt = &vma->tables[id - vma->first_table_id];
-		if (pt->ptl_free_at > when)
-			continue; /* a step still holds the PTL: the old PTE, no fault */
-		VM_BUG_ON(!tm->pool[id].on || tm->pool[id].nid != nid);
-		a->cost[COST_HINT_FAULT] += fault_ns;
-		a->busy_ns += fault_ns;
-		if (vma != pid_vma) { /* its bit is set already in the last one */
-			vma_set_access_pid_bit_of(s, vma, p);
-			pid_vma = vma;
-		}
-		touch_pool_fault(tm, id, g, pt->rank, pt->weight, hot);
-		pn[hot] -= pt->weight;
-		t = busy_end = pt->ptl_free_at = when + fault_whole;
+		cost += fault_ns;
+		busy += fault_ns;
+		t = busy_end = when + fault_whole;
 		if (t >= retry_ns) {
 			uint64_t before = p->numa_migrate_retry;
 			task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
@@ -206,6 +286,20 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		}
 		n++;
 	}
+	flush_lazy(tm, g, lazy, &nr_lazy);
+	if (last_lazy >= 0 && busy_end > upto) {
+		/* the last fault runs on past @upto: a path that looks at its
+		 * table now must wait for its PTL, so it gets its table now (in
+		 * the counts it was drawn from: before the held table is back) */
+		uint32_t id = touch_place_last(tm, g, last_lazy);
+		s->table_vma[id]->tables[id - s->table_vma[id]->first_table_id].ptl_free_at = busy_end;
+	}
+	if (hide_until) /* back in the counts; the next catch-up hides it again */
+		touch_show_table(tm, g, hide_rank, hidden);
+	if (nr_lazy && lazy_vma != pid_vma)
+		vma_set_access_pid_bit_of(s, lazy_vma, p);
+	a->cost[COST_HINT_FAULT] = cost;
+	a->busy_ns = busy;
 	tm->ctr[g] = r.ctr;
 	tm->bulk_from[g] = t > upto ? t : upto;
 	if (busy_end > a->busy_until)

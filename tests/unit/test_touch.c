@@ -1,0 +1,226 @@
+/* workload/touch.h: the sum trees that find a touch's table, and the
+ * faults drawn without a table (docs/model.md 3.3c) -- conserved, split
+ * as a draw without replacement would place them (each table's share
+ * hypergeometric), never on pages added after them or on a table hidden
+ * while they were drawn, and the last one placed on demand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "sim/engine.h"
+#include "workload/touch.h"
+
+enum { MAXT = 64 };
+
+struct world {
+	struct engine e;
+	struct touch_model tm;
+	uint32_t nr;                /* tables, all of slice 0 */
+	uint64_t cold[MAXT];        /* each table's cold PROT_NONE pages, as counted */
+};
+
+/* One slice of @nr tables of weight 1 with @cold[i] cold PROT_NONE pages
+ * each, all pooled; and a shared group of one table, so the slice is not
+ * the last group. */
+static struct world *mk(uint32_t nr, const uint64_t *cold, uint64_t seed)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t group[MAXT + 1], rank[MAXT + 1];
+	assert_non_null(w);
+	assert_true(nr <= MAXT);
+	for (uint32_t i = 0; i < nr; i++)
+		group[i] = 0;
+	group[nr] = 1;
+	assert_int_equal(touch_init(&w->tm, &w->e, 2, 1, nr + 1, group, rank, seed), 0);
+	assert_int_equal(touch_pool_init(&w->tm, nr + 1, seed), 0);
+	w->tm.lazy_w[0] = 1;
+	w->nr = nr;
+	for (uint32_t i = 0; i < nr; i++) {
+		assert_int_equal(rank[i], i + 1);
+		w->cold[i] = cold[i];
+		w->tm.pool[i].on = 1;
+		if (cold[i])
+			touch_count(&w->tm, 0, i + 1, 1, false, (int)cold[i]);
+		w->tm.pool_w[0] += cold[i];
+	}
+	return w;
+}
+
+static void drop(struct world *w)
+{
+	touch_free(&w->tm);
+	free(w);
+}
+
+/* Every fault placed: each table's faults and pages add up to its count,
+ * the root to the tables. */
+static void unpend_all(struct world *w)
+{
+	for (uint32_t i = 0; i < w->nr; i++)
+		touch_unpend_table(&w->tm, 0, i + 1);
+	assert_int_equal(w->tm.nr_pend[0], 0);
+	uint64_t left = 0;
+	for (uint32_t i = 0; i < w->nr; i++) {
+		uint64_t leaf = w->tm.seg_cold[w->tm.seg_first[0] + w->tm.seg_leaves[0] + i];
+		assert_int_equal(leaf + w->tm.pool[i].done[0], w->cold[i]);
+		left += leaf;
+	}
+	assert_int_equal(w->tm.seg_cold[w->tm.seg_first[0] + 1], left);
+	assert_int_equal(w->tm.pn_cold[0], left);
+}
+
+static void test_find_is_the_prefix_sum_search(void **state)
+{
+	(void)state;
+	uint64_t cold[37];
+	struct rng r = rng_stream(5, RNG_WORKLOAD, 0);
+	for (int i = 0; i < 37; i++)
+		cold[i] = i % 5 == 3 ? 0 : rng_below(&r, 513);
+	struct world *w = mk(37, cold, 1);
+	uint64_t k = 0;
+	for (uint32_t i = 0; i < 37; i++)
+		for (uint64_t j = 0; j < cold[i]; j++, k++) {
+			uint64_t rem;
+			assert_int_equal(touch_find(&w->tm, 0, false, k, &rem), i);
+			assert_int_equal(rem, j);
+		}
+	assert_int_equal(w->tm.pn_cold[0], k);
+	drop(w);
+}
+
+static void test_pending_faults_are_conserved(void **state)
+{
+	(void)state;
+	const uint64_t cold[7] = { 3, 10, 0, 7, 20, 1, 512 };
+	struct world *w = mk(7, cold, 2);
+	touch_pend_faults(&w->tm, 0, false, 200);
+	assert_int_equal(w->tm.nr_pend[0], 200);
+	assert_int_equal(w->tm.pn_cold[0], 553 - 200);
+	assert_int_equal(w->tm.pool_w[0], 553 - 200);
+	touch_unpend_table(&w->tm, 0, 3); /* part of the way */
+	touch_pend_faults(&w->tm, 0, false, 353); /* every page */
+	unpend_all(w);
+	for (uint32_t i = 0; i < 7; i++)
+		assert_int_equal(w->tm.pool[i].done[0], cold[i]);
+	drop(w);
+}
+
+static double hg_mean_sd(double N, double K, double n, double *sd)
+{
+	*sd = sqrt(n * (K / N) * (1 - K / N) * (N - n) / (N - 1));
+	return n * K / N;
+}
+
+static void test_a_tables_share_is_hypergeometric(void **state)
+{
+	(void)state;
+	const uint64_t cold[5] = { 3, 10, 0, 7, 20 };
+	enum { RUNS = 4000 };
+	double sum[5] = { 0 }, sq[5] = { 0 };
+	for (int run = 0; run < RUNS; run++) {
+		struct world *w = mk(5, cold, 100 + (uint64_t)run);
+		touch_pend_faults(&w->tm, 0, false, 15);
+		/* looking at table 4 first, then the rest */
+		touch_unpend_table(&w->tm, 0, 4);
+		unpend_all(w);
+		for (int i = 0; i < 5; i++) {
+			double x = w->tm.pool[i].done[0];
+			sum[i] += x;
+			sq[i] += x * x;
+		}
+		drop(w);
+	}
+	for (int i = 0; i < 5; i++) {
+		double sd, mean = hg_mean_sd(40, (double)cold[i], 15, &sd);
+		double got = sum[i] / RUNS, got_sd = sqrt(sq[i] / RUNS - got * got);
+		if (fabs(got - mean) > 5 * sd / sqrt(RUNS) + 1e-9)
+			fail_msg("table %d: %g faults on average, want %g", i, got, mean);
+		if (fabs(got_sd - sd) > 0.05 * sd + 1e-9)
+			fail_msg("table %d: standard deviation %g, want %g", i, got_sd, sd);
+	}
+}
+
+static void test_faults_never_land_on_pages_added_after_them(void **state)
+{
+	(void)state;
+	const uint64_t cold[6] = { 30, 10, 0, 7, 20, 5 };
+	for (int run = 0; run < 200; run++) {
+		struct world *w = mk(6, cold, 500 + (uint64_t)run);
+		touch_pend_faults(&w->tm, 0, false, 50);
+		/* the scanner protects 100 pages of table 3 */
+		touch_count(&w->tm, 0, 3, 1, false, 100);
+		w->tm.pool_w[0] += 100;
+		touch_pend_faults(&w->tm, 0, false, 20); /* these may land there */
+		touch_unpend_table(&w->tm, 0, 3);
+		assert_true(w->tm.pool[2].done[0] <= 20);
+		w->cold[2] = 100;
+		unpend_all(w);
+		drop(w);
+	}
+}
+
+static void test_no_fault_lands_on_a_hidden_table(void **state)
+{
+	(void)state;
+	const uint64_t cold[4] = { 40, 10, 60, 7 };
+	int landed_after = 0;
+	for (int run = 0; run < 200; run++) {
+		struct world *w = mk(4, cold, 900 + (uint64_t)run);
+		uint64_t hidden[2];
+		touch_pend_faults(&w->tm, 0, false, 30); /* before the hold: anywhere */
+		touch_hide_table(&w->tm, 0, 3, hidden);
+		uint32_t before = w->tm.pool[2].done[0];
+		assert_int_equal(hidden[0], 60 - before);
+		assert_int_equal(w->tm.pn_cold[0], 117 - 30 - hidden[0]);
+		touch_pend_faults(&w->tm, 0, false, 40); /* during it: not on table 3 */
+		touch_show_table(&w->tm, 0, 3, hidden);
+		assert_int_equal(w->tm.pool[2].done[0], before);
+		touch_pend_faults(&w->tm, 0, false, 5); /* after it: anywhere */
+		unpend_all(w);
+		landed_after += w->tm.pool[2].done[0] > before;
+		drop(w);
+	}
+	assert_true(landed_after > 100); /* the table counts again after the hold */
+}
+
+static void test_the_last_fault_is_placed_among_what_is_left(void **state)
+{
+	(void)state;
+	const uint64_t cold[3] = { 1, 1, 2 };
+	int hits[3] = { 0 };
+	for (int run = 0; run < 3000; run++) {
+		struct world *w = mk(3, cold, 7000 + (uint64_t)run);
+		touch_pend_faults(&w->tm, 0, false, 2);
+		uint32_t id = touch_place_last(&w->tm, 0, false);
+		assert_true(id < 3);
+		assert_int_equal(w->tm.pool[id].done[0] >= 1, 1);
+		assert_true(w->tm.nr_pend[0] <= 1); /* the other: above, or placed on the way */
+		hits[id]++;
+		unpend_all(w);
+		drop(w);
+	}
+	/* the last of two faults on four pages: each page alike, 1/4 */
+	for (int i = 0; i < 3; i++) {
+		double want = 3000.0 * (double)cold[i] / 4, sd = sqrt(want * (1 - (double)cold[i] / 4));
+		if (fabs(hits[i] - want) > 5 * sd)
+			fail_msg("table %d held the last fault %d times, want %g", i, hits[i], want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_find_is_the_prefix_sum_search),
+		cmocka_unit_test(test_pending_faults_are_conserved),
+		cmocka_unit_test(test_a_tables_share_is_hypergeometric),
+		cmocka_unit_test(test_faults_never_land_on_pages_added_after_them),
+		cmocka_unit_test(test_no_fault_lands_on_a_hidden_table),
+		cmocka_unit_test(test_the_last_fault_is_placed_among_what_is_left),
+	};
+	return cmocka_run_group_tests_name("touch", tests, NULL, NULL);
+}
