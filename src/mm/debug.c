@@ -8,8 +8,8 @@
  *    PROT_NONE) that map it; a migration entry is not present, so a page
  *    under migration has mapcount 0 while its entries exist;
  *  - a PTE table's PROT_NONE bitmaps and counts are its PTEs', split by the
- *    workload's hot bit, and a touch group's totals and sum trees are its
- *    tables' counts, less the faults pending at the trees' nodes;
+ *    workload's hot bit, and a touch group's totals and Fenwick trees are
+ *    its tables' counts, less the faults pending at the trees' nodes;
  *  - mm->tlb_flush_pending is never negative and equals the number of
  *    mmu_gathers open on the mm (zero outside a gather);
  *  - every migration entry belongs to a folio that a migration in flight
@@ -356,81 +356,89 @@ static int check_store(struct checker *c, const struct folio_store *fs)
 	return 0;
 }
 
-/* A touch group's totals and sum trees against its tables' counts, each
- * weighted by its table's access density (workload/touch.h): a leaf holds
- * its table's PROT_NONE pages not yet faulted, a node its children's less
- * the faults pending at it (docs/model.md 3.3c). */
+/* A touch group's totals and Fenwick trees against its tables' counts,
+ * each weighted by its table's access density (workload/touch.h): an
+ * entry holds its range's PROT_NONE pages not yet faulted, less the faults
+ * pending at the tree's nodes inside the range (docs/model.md 3.3c). */
 static int check_groups(struct checker *c)
 {
 	const struct sim *s = c->s;
 	const struct touch_model *tm = &s->w.touch;
-	uint64_t *want = NULL;
-	size_t cap = 0;
+	uint64_t *fen = NULL;
+	size_t fen_cap = 0;
 	for (uint32_t g = 0; g < tm->nr_groups; g++) {
-		uint32_t n = tm->grp_count[g], leaves = tm->seg_leaves[g];
-		if (2 * (size_t)leaves > cap) {
-			free(want);
-			cap = 2 * (size_t)leaves;
-			if (!(want = calloc(cap, sizeof(*want))))
-				return fail(c, "out of memory");
-		}
+		uint32_t n = tm->grp_count[g];
 		for (int hot = 0; hot < 2; hot++) {
-			const uint32_t *pend = tm->nr_pend ? (hot ? tm->pend_hot : tm->pend_cold) + tm->seg_first[g]
-							   : NULL;
-			uint64_t pending = 0;
-			for (uint32_t r = 0; r < leaves; r++) {
-				want[leaves + r] = 0;
-				if (r >= n)
-					continue;
-				uint32_t id = tm->grp_tables[tm->grp_first[g] + r];
+			if (n + 1 > fen_cap) {
+				free(fen);
+				fen_cap = n + 1;
+				if (!(fen = calloc(fen_cap, sizeof(*fen))))
+					return fail(c, "out of memory");
+			}
+			uint64_t total = 0;
+			for (uint32_t r = 1; r <= n; r++) {
+				uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
 				const struct vm_area_struct *v = s->table_vma[id];
 				const struct pte_table *t = &v->tables[id - v->first_table_id];
 				/* a pooled table's faults counted, their PTEs not yet restored */
 				unsigned done = tm->pool ? tm->pool[id].done[hot] : 0;
-				want[leaves + r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *
-						   t->weight;
+				fen[r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *
+					 t->weight;
+				total += fen[r];
 			}
-			for (uint32_t v = leaves - 1; v >= 1; v--) {
-				uint64_t p = pend ? pend[v] : 0;
-				if (p && (g >= tm->nr_slices || !tm->lazy_w[g])) {
-					free(want);
+			/* build the tree in place: each node adds itself to its parent */
+			for (uint32_t r = 1; r <= n; r++) {
+				uint32_t up = r + (r & (~r + 1));
+				if (up <= n)
+					fen[up] += fen[r];
+			}
+			/* the pending faults: node mid (pos, step) spans ranks
+			 * (pos, pos + 2 step]; the entries that contain it are
+			 * those of a point update at its end */
+			const uint32_t *pend = tm->pend_hot && g < tm->nr_slices
+						       ? (hot ? tm->pend_hot : tm->pend_cold) + tm->grp_first[g] + g
+						       : NULL;
+			uint64_t pending = 0;
+			for (uint32_t mid = 1; pend && mid <= n; mid++) {
+				uint64_t p = pend[mid], w = tm->lazy_w[g];
+				if (!p)
+					continue;
+				if (!w) {
+					free(fen);
 					return fail(c, "touch group %u: %" PRIu64 " faults pending at node %u "
-						    "of a group whose pages do not weigh alike", g, p, v);
+						    "of a group whose pages do not weigh alike", g, p, mid);
 				}
 				pending += p;
-				want[v] = want[2 * v] + want[2 * v + 1] - p * (p ? tm->lazy_w[g] : 0);
+				uint32_t step = mid & (~mid + 1);
+				for (uint32_t j = mid - step + 2 * step; j <= n; j += j & (~j + 1))
+					fen[j] -= p * w;
+				total -= p * w;
 			}
-			for (uint32_t v = leaves; pend && v < 2 * leaves; v++)
-				if (pend[v]) {
-					free(want);
-					return fail(c, "touch group %u: faults pending at leaf %u", g, v);
-				}
-			if (tm->nr_pend && g < tm->nr_slices && tm->nr_pend[2 * g + hot] != pending) {
+			if (pend && tm->nr_pend[2 * g + hot] != pending) {
 				uint32_t have = tm->nr_pend[2 * g + hot];
-				free(want);
+				free(fen);
 				return fail(c, "touch group %u: %u %s faults pending, its tree holds %" PRIu64,
 					    g, have, hot ? "hot" : "cold", pending);
 			}
-			const uint64_t *tree = (hot ? tm->seg_hot : tm->seg_cold) + tm->seg_first[g];
+			const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
 			uint64_t have = hot ? tm->pn_hot[g] : tm->pn_cold[g];
-			if (have != want[1]) {
-				uint64_t total = want[1];
-				free(want);
+			if (have != total) {
+				free(fen);
 				return fail(c, "PROT_NONE counts: touch group %u has %" PRIu64 " %s "
 					    "PROT_NONE pages (weighted), its tables %" PRIu64, g, have,
 					    hot ? "hot" : "cold", total);
 			}
-			for (uint32_t v = 1; v < 2 * leaves; v++)
-				if (tree[v] != want[v]) {
-					uint64_t got = tree[v], w = want[v];
-					free(want);
-					return fail(c, "PROT_NONE counts: touch group %u's %s tree "
-						    "holds %" PRIu64 " at node %u, its tables sum to %" PRIu64, g,
-						    hot ? "hot" : "cold", got, v, w);
+			for (uint32_t r = 1; r <= n; r++)
+				if (tree[r] != fen[r]) {
+					uint64_t got = tree[r], want = fen[r];
+					free(fen);
+					return fail(c, "PROT_NONE counts: touch group %u's %s Fenwick tree "
+						    "holds %" PRIu64 " at rank %u, its tables sum to %" PRIu64, g,
+						    hot ? "hot" : "cold", got, r, want);
 				}
 		}
 	}
-	free(want);
+	free(fen);
 	return 0;
 }
 

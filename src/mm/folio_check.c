@@ -156,7 +156,7 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 		pn[2 * t->group] += (uint64_t)(t->nr_protnone_hot - (tp ? tp->done[1] : 0u)) * t->weight;
 		pn[2 * t->group + 1] += (uint64_t)(t->nr_protnone_cold - (tp ? tp->done[0] : 0u)) * t->weight;
 	}
-	for (uint32_t g = 0; tm->nr_pend && g < tm->nr_slices; g++) {
+	for (uint32_t g = 0; tm->lazy_w && g < tm->nr_slices; g++) {
 		/* faults drawn without a table yet (docs/model.md 3.3c) */
 		pn[2 * g] -= (uint64_t)tm->nr_pend[2 * g + 1] * tm->lazy_w[g];
 		pn[2 * g + 1] -= (uint64_t)tm->nr_pend[2 * g] * tm->lazy_w[g];

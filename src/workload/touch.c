@@ -1,4 +1,4 @@
-/* The touch model (see touch.h): groups, their sum trees of PROT_NONE
+/* The touch model (see touch.h): groups, their Fenwick trees of PROT_NONE
  * counts and the faults pending in them, and their Poisson draws. */
 #include "workload/touch.h"
 
@@ -26,12 +26,13 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->key = malloc(n * sizeof(uint64_t));
 	tm->rate = calloc(2 * n, sizeof(double));
 	tm->grp_tables = malloc(sizeof(uint32_t) * (nr_tables ? nr_tables : 1));
-	tm->seg_first = calloc(n ? n : 1, sizeof(uint32_t));
-	tm->seg_leaves = calloc(n ? n : 1, sizeof(uint32_t));
+	tm->fen_hot = calloc((size_t)nr_tables + n, sizeof(uint64_t));
+	tm->fen_cold = calloc((size_t)nr_tables + n, sizeof(uint64_t));
+	tm->nr_pend = calloc(2 * (n ? n : 1), sizeof(uint32_t));
 	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
 	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
-	    !tm->pn_cold || !tm->ctr || !tm->key || !tm->rate || !tm->grp_tables || !tm->seg_first ||
-	    !tm->seg_leaves || !fill) {
+	    !tm->pn_cold || !tm->ctr || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
+	    !tm->fen_cold || !tm->nr_pend || !fill) {
 		free(fill);
 		return -1;
 	}
@@ -41,23 +42,6 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 		tm->grp_count[table_group[id]]++;
 	for (uint32_t g = 1; g < nr_groups; g++)
 		tm->grp_first[g] = tm->grp_first[g - 1] + tm->grp_count[g - 1];
-	/* each group's trees: 2 x leaves nodes (node 0 unused) */
-	size_t nodes = 0;
-	for (uint32_t g = 0; g < nr_groups; g++) {
-		uint32_t leaves = 1;
-		while (leaves < tm->grp_count[g])
-			leaves *= 2;
-		tm->seg_leaves[g] = leaves;
-		tm->seg_first[g] = (uint32_t)nodes;
-		nodes += 2 * (size_t)leaves;
-	}
-	tm->nr_nodes = nodes;
-	tm->seg_hot = calloc(nodes ? nodes : 1, sizeof(uint64_t));
-	tm->seg_cold = calloc(nodes ? nodes : 1, sizeof(uint64_t));
-	if (!tm->seg_hot || !tm->seg_cold) {
-		free(fill);
-		return -1;
-	}
 	for (uint32_t id = 0; id < nr_tables; id++) {
 		uint32_t g = table_group[id];
 		rank[id] = ++fill[g];
@@ -74,10 +58,8 @@ void touch_free(struct touch_model *tm)
 	free(tm->grp_first);
 	free(tm->grp_count);
 	free(tm->grp_tables);
-	free(tm->seg_first);
-	free(tm->seg_leaves);
-	free(tm->seg_hot);
-	free(tm->seg_cold);
+	free(tm->fen_hot);
+	free(tm->fen_cold);
 	free(tm->pend_hot);
 	free(tm->pend_cold);
 	free(tm->nr_pend);
@@ -113,15 +95,14 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 	tm->bulk = calloc(n, 1);
 	tm->bulk_from = calloc(n, sizeof(uint64_t));
 	tm->nr_bulk = 0;
-	tm->pend_hot = calloc(tm->nr_nodes ? tm->nr_nodes : 1, sizeof(uint32_t));
-	tm->pend_cold = calloc(tm->nr_nodes ? tm->nr_nodes : 1, sizeof(uint32_t));
-	tm->nr_pend = calloc(2 * n, sizeof(uint32_t));
+	tm->pend_hot = calloc((size_t)nr_tables + tm->nr_groups, sizeof(uint32_t));
+	tm->pend_cold = calloc((size_t)nr_tables + tm->nr_groups, sizeof(uint32_t));
 	tm->lazy_w = calloc(n, sizeof(uint32_t));
 	tm->held_rank = calloc(tm->nr_groups ? tm->nr_groups : 1, sizeof(uint32_t));
 	tm->held_until = calloc(tm->nr_groups ? tm->nr_groups : 1, sizeof(uint64_t));
 	tm->held_other = calloc(tm->nr_groups ? tm->nr_groups : 1, sizeof(uint64_t));
 	if (!tm->pool || !tm->pool_w || !tm->pool_tables || !tm->pool_nid || !tm->bulk ||
-	    !tm->bulk_from || !tm->pend_hot || !tm->pend_cold || !tm->nr_pend || !tm->lazy_w ||
+	    !tm->bulk_from || !tm->pend_hot || !tm->pend_cold || !tm->lazy_w ||
 	    !tm->held_rank || !tm->held_until || !tm->held_other)
 		return -1;
 	for (size_t g = 0; g < n; g++)
@@ -159,133 +140,174 @@ void touch_changed(struct touch_model *tm, uint32_t g)
 
 static inline uint32_t *pend_of(struct touch_model *tm, uint32_t g, bool hot)
 {
-	return (hot ? tm->pend_hot : tm->pend_cold) + tm->seg_first[g];
+	return (hot ? tm->pend_hot : tm->pend_cold) + tm->grp_first[g] + g;
 }
 
 static inline uint64_t *tree_of(struct touch_model *tm, uint32_t g, bool hot)
 {
-	return (hot ? tm->seg_hot : tm->seg_cold) + tm->seg_first[g];
+	return (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
 }
 
-/* @x faults go down to node @v of slice @g: held there if it is inside
- * the tree, counted in its table's pool if it is a leaf. */
-static void pend_give(struct touch_model *tm, uint32_t g, bool hot, uint32_t v, uint32_t x)
+static inline uint64_t *pn_of(struct touch_model *tm, uint32_t g, bool hot)
 {
-	uint32_t leaves = tm->seg_leaves[g];
+	return hot ? &tm->pn_hot[g] : &tm->pn_cold[g];
+}
+
+/* The largest power of two <= n: the root's step. */
+static inline uint32_t top_step(uint32_t n)
+{
+	return n ? 1u << (31 - __builtin_clz(n)) : 0;
+}
+
+/* @x faults go to node (pos, step) of slice @g's tree -- ranks (pos, pos +
+ * 2 step] -- held at its mid; step 0 names the leaf, rank pos + 1, whose
+ * share is counted in its table's pool.  A node whose right half holds no
+ * table (mid >= the group's tables) has nothing to split: they go on to
+ * its left half. */
+static void pend_give(struct touch_model *tm, uint32_t g, bool hot, uint32_t pos, uint32_t step,
+		      uint32_t x)
+{
+	uint32_t n = tm->grp_count[g];
 	if (!x)
 		return;
-	if (v < leaves) {
-		pend_of(tm, g, hot)[v] += x;
+	for (; step && pos + step >= n; step >>= 1)
+		if (pos + step == n) /* its left half's sum is in the tree */
+			tree_of(tm, g, hot)[n] -= (uint64_t)x * tm->lazy_w[g];
+	if (step) {
+		pend_of(tm, g, hot)[pos + step] += x;
 		return;
 	}
-	uint32_t id = tm->grp_tables[tm->grp_first[g] + v - leaves];
-	VM_BUG_ON(!tm->pool[id].on || v - leaves >= tm->grp_count[g]);
+	uint32_t id = tm->grp_tables[tm->grp_first[g] + pos];
+	VM_BUG_ON(pos >= n || !tm->pool[id].on);
 	tm->pool[id].done[hot] = (uint16_t)(tm->pool[id].done[hot] + x);
 	tm->nr_pend[2 * g + hot] -= x;
 }
 
-/* Node @v's pending faults, split between its children.  They are the
- * faults drawn since anything below @v last changed (every change first
- * empties the nodes above it), each on a page no earlier one took: so
- * together a uniform draw without replacement from the pages the
- * children hold now (their counts are already less the older faults
- * below them) -- a hypergeometric split, in pages of the slice's one
- * weight. */
-static void unpend_node(struct touch_model *tm, uint32_t g, bool hot, uint32_t v)
+/* The pending faults of node (pos, step), whose count is @c, split
+ * between its halves.  They are the faults drawn since anything below the
+ * node last changed (every change first empties the nodes above it), each
+ * on a page no earlier one took: so together a uniform draw without
+ * replacement from the pages the halves hold now (their counts already
+ * less the older faults inside them) -- a hypergeometric split, in pages
+ * of the slice's one weight.  Only the left half's sum is in the tree
+ * (at mid); the right half's is the node's less it. */
+static void unpend_node(struct touch_model *tm, uint32_t g, bool hot, uint32_t pos, uint32_t step,
+			uint64_t c)
 {
+	uint32_t mid = pos + step;
 	uint32_t *pend = pend_of(tm, g, hot);
-	uint32_t n = pend[v];
+	uint32_t n = pend[mid];
 	if (!n)
 		return;
 	uint64_t *tree = tree_of(tm, g, hot);
 	uint64_t w = tm->lazy_w[g];
 	VM_BUG_ON(!w);
-	uint64_t left = tree[2 * v] / w, right = tree[2 * v + 1] / w;
+	uint64_t left = tree[mid] / w, right = (c + n * w - tree[mid]) / w;
 	VM_BUG_ON(left + right < n);
 	struct rng r = { tm->pool_key, tm->pool_ctr };
 	uint32_t x = (uint32_t)rng_hypergeom(&r, left + right, left, n);
 	tm->pool_ctr = r.ctr;
-	pend[v] = 0;
-	tree[2 * v] -= x * w;
-	tree[2 * v + 1] -= (n - x) * w;
-	pend_give(tm, g, hot, 2 * v, x);
-	pend_give(tm, g, hot, 2 * v + 1, n - x);
+	pend[mid] = 0;
+	tree[mid] -= x * w;
+	pend_give(tm, g, hot, pos, step >> 1, x);
+	pend_give(tm, g, hot, mid, step >> 1, n - x);
+}
+
+/* The descent of touch_find by rank (@rank > 0) or by page (@k, with
+ * @rank 0), splitting the pending faults on its way: the rank found (and
+ * the remainder in *rem). */
+static uint32_t descend_unpend(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank,
+			       uint64_t k, uint64_t *rem)
+{
+	const uint64_t *tree = tree_of(tm, g, hot);
+	uint32_t n = tm->grp_count[g], pos = 0;
+	uint64_t c = *pn_of(tm, g, hot);
+	for (uint32_t step = top_step(n); step; step >>= 1) {
+		uint32_t mid = pos + step;
+		if (mid > n)
+			continue; /* the right half is empty: the node is its left half */
+		unpend_node(tm, g, hot, pos, step, c);
+		uint64_t left = tree[mid];
+		if (rank ? rank > mid : k >= left) {
+			pos = mid;
+			k -= left;
+			c -= left;
+		} else {
+			c = left;
+		}
+	}
+	if (rem)
+		*rem = k;
+	return pos + 1;
 }
 
 void touch_unpend_path(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank)
 {
-	uint32_t leaf = tm->seg_leaves[g] + rank - 1;
-	for (int shift = __builtin_ctz(tm->seg_leaves[g]); shift > 0; shift--)
-		unpend_node(tm, g, hot, leaf >> shift);
+	descend_unpend(tm, g, hot, rank, 0, NULL);
 }
 
 void touch_unpend_table(struct touch_model *tm, uint32_t g, uint32_t rank)
 {
-	if (!tm->nr_pend || g >= tm->nr_slices)
-		return;
 	for (int hot = 0; hot < 2; hot++)
 		if (tm->nr_pend[2 * g + hot])
 			touch_unpend_path(tm, g, hot, rank);
 }
 
-/* The descent of touch_find, splitting the pending faults on its way:
- * the rank of the table holding the @k-th page. */
-static uint32_t find_rank_unpend(struct touch_model *tm, uint32_t g, bool hot, uint64_t k,
-				 uint64_t *rem)
-{
-	const uint64_t *tree = tree_of(tm, g, hot);
-	uint32_t leaves = tm->seg_leaves[g], v = 1;
-	while (v < leaves) {
-		unpend_node(tm, g, hot, v);
-		uint64_t left = tree[2 * v];
-		uint32_t right = k >= left;
-		k -= left & -(uint64_t)right;
-		v = 2 * v + right;
-	}
-	*rem = k;
-	return v - leaves + 1;
-}
-
 uint32_t touch_find_unpend(struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem)
 {
-	uint32_t rank = find_rank_unpend(tm, g, hot, k, rem);
+	uint32_t rank = descend_unpend(tm, g, hot, 0, k, rem);
 	return tm->grp_tables[tm->grp_first[g] + rank - 1];
 }
 
 void touch_pend_faults(struct touch_model *tm, uint32_t g, bool hot, uint32_t nr)
 {
-	uint64_t w = tm->lazy_w[g], d = w * nr;
-	tree_of(tm, g, hot)[1] -= d;
-	if (hot)
-		tm->pn_hot[g] -= d;
-	else
-		tm->pn_cold[g] -= d;
+	uint64_t d = (uint64_t)tm->lazy_w[g] * nr;
+	*pn_of(tm, g, hot) -= d;
 	tm->pool_w[2 * g + hot] -= d;
 	tm->nr_pend[2 * g + hot] += nr;
-	pend_give(tm, g, hot, 1, nr); /* a one-table slice: its leaf is the root */
+	pend_give(tm, g, hot, 0, top_step(tm->grp_count[g]), nr); /* the root */
 }
 
 uint32_t touch_place_last(struct touch_model *tm, uint32_t g, bool hot)
 {
 	uint64_t w = tm->lazy_w[g];
-	if (tm->seg_leaves[g] == 1) /* one table: counted in its pool already */
+	uint32_t n = tm->grp_count[g], top = top_step(n), mid = top;
+	while (mid && mid >= n) /* where pend_give left the root's faults */
+		mid >>= 1;
+	if (!mid) /* one table: no choice, and counted in its pool already */
 		return tm->grp_tables[tm->grp_first[g]];
-	/* take it back from the root, then place it as a touch would: after
-	 * the older faults there, on a uniform page of those left */
-	VM_BUG_ON(!pend_of(tm, g, hot)[1]);
-	pend_of(tm, g, hot)[1]--;
+	/* take it back from there, then place it as a touch would: after the
+	 * older faults, on a uniform page of those left */
+	uint32_t *held = &pend_of(tm, g, hot)[mid];
+	VM_BUG_ON(!*held);
+	(*held)--;
+	if (top == n) /* it had gone into the root's left half */
+		tree_of(tm, g, hot)[n] += w;
 	tm->nr_pend[2 * g + hot]--;
-	tree_of(tm, g, hot)[1] += w;
-	uint64_t *pn = hot ? &tm->pn_hot[g] : &tm->pn_cold[g];
+	uint64_t *pn = pn_of(tm, g, hot);
 	*pn += w;
 	tm->pool_w[2 * g + hot] += w;
 	struct rng r = { tm->pool_key, tm->pool_ctr };
 	uint64_t k = rng_below(&r, *pn), rem;
 	tm->pool_ctr = r.ctr;
-	uint32_t rank = find_rank_unpend(tm, g, hot, k, &rem);
+	uint32_t rank = descend_unpend(tm, g, hot, 0, k, &rem);
 	uint32_t id = tm->grp_tables[tm->grp_first[g] + rank - 1];
 	touch_pool_fault(tm, id, g, rank, (uint32_t)w, hot);
 	return id;
+}
+
+/* The pages of rank (weighted, not faulted), with the nodes above it
+ * empty: the difference of two prefix sums (a node inside either prefix
+ * is inside one of its pieces). */
+static uint64_t leaf_count(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank)
+{
+	const uint64_t *tree = tree_of(tm, g, hot);
+	uint64_t sum = 0;
+	for (uint32_t i = rank; i; i &= i - 1)
+		sum += tree[i];
+	for (uint32_t i = rank - 1; i; i &= i - 1)
+		sum -= tree[i];
+	return sum;
 }
 
 /* The table's counts change by @d (weighted) with the nodes above it
@@ -295,12 +317,10 @@ static void table_adjust(struct touch_model *tm, uint32_t g, uint32_t rank, bool
 	if (tm->nr_pend[2 * g + hot])
 		touch_unpend_path(tm, g, hot, rank);
 	uint64_t *tree = tree_of(tm, g, hot);
-	for (uint32_t v = tm->seg_leaves[g] + rank - 1; v; v >>= 1)
-		tree[v] += d;
-	if (hot)
-		tm->pn_hot[g] += d;
-	else
-		tm->pn_cold[g] += d;
+	uint32_t n = tm->grp_count[g];
+	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
+		tree[i] += d;
+	*pn_of(tm, g, hot) += d;
 }
 
 void touch_hide_table(struct touch_model *tm, uint32_t g, uint32_t rank, uint64_t hidden[2])
@@ -308,7 +328,7 @@ void touch_hide_table(struct touch_model *tm, uint32_t g, uint32_t rank, uint64_
 	for (int hot = 0; hot < 2; hot++) {
 		if (tm->nr_pend[2 * g + hot])
 			touch_unpend_path(tm, g, hot, rank);
-		hidden[hot] = tree_of(tm, g, hot)[tm->seg_leaves[g] + rank - 1];
+		hidden[hot] = leaf_count(tm, g, hot, rank);
 		if (hidden[hot])
 			table_adjust(tm, g, rank, hot, -hidden[hot]);
 	}

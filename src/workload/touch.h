@@ -7,15 +7,19 @@
  * page form a Poisson process, so the group's PROT_NONE pages fault as one
  * Poisson process of the summed rate: the model draws the group's next
  * touch of a PROT_NONE page, then which page and which toucher.  Two
- * sum trees per group (hot and cold pages) over its tables count the
+ * Fenwick trees per group (hot and cold pages) over its tables count the
  * PROT_NONE pages, so a touch finds its table in O(log tables); the page
  * within the table is a bitmap select (find_nth_bit).
  *
- * In the aggregated mode a slice's faults drawn in bulk need not say
- * which table they hit when they happen (docs/model.md 3.3c): a tree node
- * may hold faults known to be somewhere below it (pend), split between
- * its children -- a hypergeometric draw -- only when a path looks at a
- * table under it, or a touch must find its table.
+ * A Fenwick tree is the left halves' sums of a binary tree over the
+ * tables: the descent from the root (0, 2 top] (top the largest power of
+ * two <= tables) reads, at node (pos, pos + 2 step], its left half's sum at
+ * index mid = pos + step -- an index per node.  In the aggregated mode a
+ * slice's faults drawn in bulk need not say which table they hit when
+ * they happen (docs/model.md 3.3c): a node may hold faults known to be
+ * somewhere below it (pend, at its mid), split between its halves -- a
+ * hypergeometric draw -- only when a path looks at a table under it, or a
+ * touch must find its table.
  *
  * The mm learns nothing from here; it tells the model what changed:
  * touch_count() for every PTE that became or stopped being PROT_NONE
@@ -41,15 +45,10 @@ struct touch_model {
 	uint32_t *grp_first;          /* [group]: first slot of its tables in grp_tables */
 	uint32_t *grp_count;          /* [group]: number of its tables */
 	uint32_t *grp_tables;         /* table ids by group, in address order */
-	/* Per group and kind a sum tree over its tables: node 1 the root,
-	 * node 2v and 2v+1 the halves of node v's tables, the table at rank r
-	 * (1-based) the leaf seg_leaves[g] + r - 1 (a power of two of leaves,
-	 * those past the group's tables empty).  A node holds the weighted
-	 * PROT_NONE pages below it that have not faulted, less its own pend. */
-	uint32_t *seg_first;          /* [group]: its node 0 in seg_hot, seg_cold, pend_* */
-	uint32_t *seg_leaves;         /* [group]: its trees' leaves */
-	uint64_t *seg_hot, *seg_cold;
-	size_t nr_nodes;              /* of each kind's trees, all groups */
+	/* per group a 1-based tree at grp_first + group: at index i, the
+	 * weighted PROT_NONE pages of ranks (i - lowbit(i), i] not faulted,
+	 * less the faults pending at nodes inside that range */
+	uint64_t *fen_hot, *fen_cold;
 	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages not yet faulted, weighted */
 	uint64_t *ctr;                /* [group]: draws of its random stream */
 	uint64_t *key;                /* [group]: its stream's key */
@@ -75,8 +74,9 @@ struct touch_model {
 	uint32_t nr_bulk;
 	/* Faults without a table yet (docs/model.md 3.3c): per tree node,
 	 * faults on some PROT_NONE page below it, not yet split between its
-	 * children (pend_hot, pend_cold, at the nodes' indexes); per slice
-	 * and kind, their total ([2 g + hot]); per slice the one weight of
+	 * halves (pend_hot, pend_cold, laid out as the trees, at the nodes'
+	 * mid indexes); per group and kind, their total ([2 g + hot]: 0
+	 * but for a slice in the aggregated mode); per slice the one weight of
 	 * its tables, 0 if they differ (the split draws pages, and counts
 	 * them in pages); per group, the table whose PTL a path held last,
 	 * until when, and until when it held others (ptl_free_at). */
@@ -118,18 +118,21 @@ static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
  * PROT_NONE.  The table's pages weigh @weight each: the access density of
  * the workload's distribution there (1 for a uniform one), so that a
  * touch picks a table in proportion to weight x PROT_NONE pages. */
-void touch_unpend_path(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank);
+/* (cold: only a slice's faults drawn in bulk leave faults pending) */
+__attribute__((cold)) void touch_unpend_path(struct touch_model *tm, uint32_t g, bool hot,
+					    uint32_t rank);
 static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank,
 			       uint32_t weight, bool hot, int delta)
 {
 	/* faults still above the table were drawn before this change: they
 	 * go down first, so that none of them can land on a page it adds */
-	if (tm->nr_pend && g < tm->nr_slices && tm->nr_pend[2 * g + hot])
+	if (__builtin_expect(tm->nr_pend[2 * g + hot] != 0, 0))
 		touch_unpend_path(tm, g, hot, rank);
-	uint64_t *tree = (hot ? tm->seg_hot : tm->seg_cold) + tm->seg_first[g];
+	uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
 	uint64_t d = (uint64_t)(int64_t)delta * weight;
-	for (uint32_t v = tm->seg_leaves[g] + rank - 1; v; v >>= 1)
-		tree[v] += d;
+	uint32_t n = tm->grp_count[g];
+	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
+		tree[i] += d;
 	if (hot)
 		tm->pn_hot[g] += d;
 	else
@@ -232,24 +235,43 @@ static inline void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_to
  * kind; the remainder within that table goes to *rem (divided by the
  * table's weight, the rank of the page among its PROT_NONE pages).  With
  * faults pending on the way, touch_find_unpend splits them first. */
-uint32_t touch_find_unpend(struct touch_model *tm, uint32_t g, bool hot, uint64_t k, uint64_t *rem);
+__attribute__((cold)) uint32_t touch_find_unpend(struct touch_model *tm, uint32_t g, bool hot,
+						uint64_t k, uint64_t *rem);
 static inline uint32_t touch_find(struct touch_model *tm, uint32_t g, bool hot, uint64_t k,
 				  uint64_t *rem)
 {
-	if (tm->nr_pend && g < tm->nr_slices && tm->nr_pend[2 * g + hot])
+	if (__builtin_expect(tm->nr_pend[2 * g + hot] != 0, 0))
 		return touch_find_unpend(tm, g, hot, k, rem);
-	const uint64_t *tree = (hot ? tm->seg_hot : tm->seg_cold) + tm->seg_first[g];
-	uint32_t leaves = tm->seg_leaves[g], v = 1;
-	/* Whether a level goes right is a data-dependent coin flip, which a
-	 * branch predicts no better than chance: a compare and a mask. */
-	while (v < leaves) {
-		uint64_t left = tree[2 * v];
-		uint32_t right = k >= left;
-		k -= left & -(uint64_t)right;
-		v = 2 * v + right;
+	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint32_t n = tm->grp_count[g], pos = 0;
+	/* Descend from the largest power of two <= n.  Whether a level takes
+	 * its step is a data-dependent coin flip, which a branch predicts no
+	 * better than chance: it is two selects instead (conditional moves
+	 * on x86-64, which the compiler turns back into a branch if left to
+	 * itself; masks elsewhere).  Only the test against n, the same for
+	 * every descent of the group, branches. */
+	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
+		uint32_t next = pos + step;
+		if (next > n)
+			continue;
+		uint64_t v = tree[next];
+#if defined(__x86_64__) && defined(__GNUC__)
+		uint64_t left = k - v;
+		/* if (v <= k) { pos = next; k = left; } */
+		__asm__("cmp %[v], %[k]\n\t"
+			"cmovae %[next], %[pos]\n\t"
+			"cmovae %[left], %[k]"
+			: [pos] "+r"(pos), [k] "+r"(k)
+			: [v] "r"(v), [next] "r"(next), [left] "r"(left)
+			: "cc");
+#else
+		uint64_t take = -(uint64_t)(v <= k);
+		pos += step & (uint32_t)take;
+		k -= v & take;
+#endif
 	}
 	*rem = k;
-	return tm->grp_tables[tm->grp_first[g] + v - leaves];
+	return tm->grp_tables[tm->grp_first[g] + pos];
 }
 
 /* Aggregated mode (docs/model.md 3.3c).  @nr faults of slice @g, each on

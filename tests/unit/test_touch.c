@@ -1,4 +1,4 @@
-/* workload/touch.h: the sum trees that find a touch's table, and the
+/* workload/touch.h: the Fenwick trees that find a touch's table, and the
  * faults drawn without a table (docs/model.md 3.3c) -- conserved, split
  * as a draw without replacement would place them (each table's share
  * hypergeometric), never on pages added after them or on a table hidden
@@ -58,20 +58,27 @@ static void drop(struct world *w)
 }
 
 /* Every fault placed: each table's faults and pages add up to its count,
- * the root to the tables. */
+ * the tree's entries and the total to the tables' pages left. */
 static void unpend_all(struct world *w)
 {
 	for (uint32_t i = 0; i < w->nr; i++)
 		touch_unpend_table(&w->tm, 0, i + 1);
 	assert_int_equal(w->tm.nr_pend[0], 0);
-	uint64_t left = 0;
+	uint64_t left[MAXT + 1] = { 0 }, total = 0;
 	for (uint32_t i = 0; i < w->nr; i++) {
-		uint64_t leaf = w->tm.seg_cold[w->tm.seg_first[0] + w->tm.seg_leaves[0] + i];
-		assert_int_equal(leaf + w->tm.pool[i].done[0], w->cold[i]);
-		left += leaf;
+		assert_true(w->tm.pool[i].done[0] <= w->cold[i]);
+		left[i + 1] = w->cold[i] - w->tm.pool[i].done[0];
+		total += left[i + 1];
 	}
-	assert_int_equal(w->tm.seg_cold[w->tm.seg_first[0] + 1], left);
-	assert_int_equal(w->tm.pn_cold[0], left);
+	for (uint32_t r = 1; r <= w->nr; r++) { /* a Fenwick tree of what is left */
+		uint32_t up = r + (r & (~r + 1));
+		if (up <= w->nr)
+			left[up] += left[r];
+	}
+	const uint64_t *tree = w->tm.fen_cold + w->tm.grp_first[0];
+	for (uint32_t r = 1; r <= w->nr; r++)
+		assert_int_equal(tree[r], left[r]);
+	assert_int_equal(w->tm.pn_cold[0], total);
 }
 
 static void test_find_is_the_prefix_sum_search(void **state)
@@ -177,7 +184,8 @@ static void test_no_fault_lands_on_a_hidden_table(void **state)
 		uint32_t before = w->tm.pool[2].done[0];
 		assert_int_equal(hidden[0], 60 - before);
 		assert_int_equal(w->tm.pn_cold[0], 117 - 30 - hidden[0]);
-		touch_pend_faults(&w->tm, 0, false, 40); /* during it: not on table 3 */
+		/* during it: not on table 3 (the others keep at least 27 pages) */
+		touch_pend_faults(&w->tm, 0, false, 20);
 		touch_show_table(&w->tm, 0, 3, hidden);
 		assert_int_equal(w->tm.pool[2].done[0], before);
 		touch_pend_faults(&w->tm, 0, false, 5); /* after it: anywhere */
@@ -188,28 +196,37 @@ static void test_no_fault_lands_on_a_hidden_table(void **state)
 	assert_true(landed_after > 100); /* the table counts again after the hold */
 }
 
-static void test_the_last_fault_is_placed_among_what_is_left(void **state)
+/* The last of two faults on four pages: each page alike, 1/4 -- with 3
+ * tables, 4 (a power of two: the root's right half is empty) and 1. */
+static void expect_last_fault_uniform(uint32_t nr, const uint64_t *cold)
 {
-	(void)state;
-	const uint64_t cold[3] = { 1, 1, 2 };
-	int hits[3] = { 0 };
+	int hits[4] = { 0 };
 	for (int run = 0; run < 3000; run++) {
-		struct world *w = mk(3, cold, 7000 + (uint64_t)run);
+		struct world *w = mk(nr, cold, 7000 + (uint64_t)run);
 		touch_pend_faults(&w->tm, 0, false, 2);
 		uint32_t id = touch_place_last(&w->tm, 0, false);
-		assert_true(id < 3);
-		assert_int_equal(w->tm.pool[id].done[0] >= 1, 1);
+		assert_true(id < nr);
+		assert_true(w->tm.pool[id].done[0] >= 1);
 		assert_true(w->tm.nr_pend[0] <= 1); /* the other: above, or placed on the way */
 		hits[id]++;
 		unpend_all(w);
 		drop(w);
 	}
-	/* the last of two faults on four pages: each page alike, 1/4 */
-	for (int i = 0; i < 3; i++) {
+	for (uint32_t i = 0; i < nr; i++) {
 		double want = 3000.0 * (double)cold[i] / 4, sd = sqrt(want * (1 - (double)cold[i] / 4));
 		if (fabs(hits[i] - want) > 5 * sd)
-			fail_msg("table %d held the last fault %d times, want %g", i, hits[i], want);
+			fail_msg("table %u of %u held the last fault %d times, want %g", i, nr, hits[i],
+				 want);
 	}
+}
+
+static void test_the_last_fault_is_placed_among_what_is_left(void **state)
+{
+	(void)state;
+	const uint64_t three[3] = { 1, 1, 2 }, four[4] = { 1, 1, 1, 1 }, one[1] = { 4 };
+	expect_last_fault_uniform(3, three);
+	expect_last_fault_uniform(4, four);
+	expect_last_fault_uniform(1, one);
 }
 
 int main(void)
