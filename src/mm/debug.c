@@ -420,6 +420,27 @@ static int check_groups(struct checker *c)
 				return fail(c, "touch group %u: %u %s faults pending, its tree holds %" PRIu64,
 					    g, have, hot ? "hot" : "cold", pending);
 			}
+			if (tm->pool && g < tm->nr_slices) {
+				/* the pool's count: its tables' pages not yet
+				 * faulted, less the faults pending */
+				uint64_t pooled = 0;
+				for (uint32_t r = 1; r <= n; r++) {
+					uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
+					const struct vm_area_struct *v = s->table_vma[id];
+					const struct pte_table *t = &v->tables[id - v->first_table_id];
+					if (tm->pool[id].on)
+						pooled += (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) -
+								     tm->pool[id].done[hot]) * t->weight;
+				}
+				pooled -= (uint64_t)tm->nr_pend[2 * g + hot] * tm->lazy_w[g];
+				if (tm->pool_w[2 * g + hot] != pooled) {
+					uint64_t got = tm->pool_w[2 * g + hot];
+					free(fen);
+					return fail(c, "touch group %u's pool counts %" PRIu64 " %s pages (weighted), "
+						    "its pooled tables hold %" PRIu64, g, got, hot ? "hot" : "cold",
+						    pooled);
+				}
+			}
 			const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
 			uint64_t have = hot ? tm->pn_hot[g] : tm->pn_cold[g];
 			if (have != total) {

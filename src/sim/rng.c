@@ -95,7 +95,8 @@ double rng_lnfact(uint64_t k)
  *   P(x+1) / P(x) = (K - x)(n - x) / ((x + 1)(N - K - n + x + 1)),
  * taking the terms above and below the mode in turn: about 1.6 standard
  * deviations of terms per draw.  A uniform variate left over by rounding
- * when both ends are reached (a few 1e-12 at most) returns the mode. */
+ * when both ends are reached (for N below 2^20, a few 1e-12 at most)
+ * returns the mode. */
 static uint64_t hypergeom_core(struct rng *r, uint64_t N, uint64_t K, uint64_t n)
 {
 	if (K < n) { /* the same law with the roles swapped: mark the drawn */

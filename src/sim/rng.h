@@ -124,7 +124,10 @@ static inline double rng_exp1(struct rng *r)
 double rng_lnfact(uint64_t k);
 
 /* Hypergeometric: of @N items, @K of them marked, @n drawn without
- * replacement -- how many of the drawn are marked.  K, n <= N < 2^52. */
+ * replacement -- how many of the drawn are marked.  K, n <= N < 2^52; the
+ * mode's probability comes from ln N! and friends, whose rounding grows
+ * with N (about 1e-6 relative at N = 2^27): exact to double precision for
+ * the splits the simulator makes (N, a slice's pages, below 2^20). */
 uint64_t rng_hypergeom(struct rng *r, uint64_t N, uint64_t K, uint64_t n);
 
 /* Exponential with mean @mean. */

@@ -177,8 +177,9 @@ static void pend_give(struct touch_model *tm, uint32_t g, bool hot, uint32_t pos
 		pend_of(tm, g, hot)[pos + step] += x;
 		return;
 	}
+	VM_BUG_ON(pos >= n);
 	uint32_t id = tm->grp_tables[tm->grp_first[g] + pos];
-	VM_BUG_ON(pos >= n || !tm->pool[id].on);
+	VM_BUG_ON(!tm->pool[id].on);
 	tm->pool[id].done[hot] = (uint16_t)(tm->pool[id].done[hot] + x);
 	tm->nr_pend[2 * g + hot] -= x;
 }

@@ -18,8 +18,10 @@
  * slice's faults drawn in bulk need not say which table they hit when
  * they happen (docs/model.md 3.3c): a node may hold faults known to be
  * somewhere below it (pend, at its mid), split between its halves -- a
- * hypergeometric draw -- only when a path looks at a table under it, or a
- * touch must find its table.
+ * hypergeometric draw -- only when something needs a table under it: a
+ * path looking at it (workload_pool_settle), a touch finding its table
+ * (touch_find), a change of its count (touch_count, and the bulk loop's
+ * touch_hide_table / touch_show_table).
  *
  * The mm learns nothing from here; it tells the model what changed:
  * touch_count() for every PTE that became or stopped being PROT_NONE
@@ -78,7 +80,8 @@ struct touch_model {
 	 * mid indexes); per group and kind, their total ([2 g + hot]: 0
 	 * but for a slice in the aggregated mode); per slice the one weight of
 	 * its tables, 0 if they differ (the split draws pages, and counts
-	 * them in pages); per group, the table whose PTL a path held last,
+	 * them in pages; a slice has fewer than 2^32 pages, 16 TiB, so the
+	 * counts fit 32 bits); per group, the table whose PTL a path held last,
 	 * until when, and until when it held others (ptl_free_at). */
 	uint32_t *pend_hot, *pend_cold;
 	uint32_t *nr_pend;
@@ -114,13 +117,17 @@ static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
 	return tm->nr_bulk && g < tm->nr_slices && tm->bulk[g];
 }
 
+/* Every pending fault above the table at @rank of slice @g's @hot tree
+ * goes down, the table's own to its pool count.  Out of line and marked
+ * cold: once a slice has been in bulk its count of pending faults may
+ * stay above 0 for a long time, but the exact mode never gets here. */
+__attribute__((cold)) void touch_unpend_path(struct touch_model *tm, uint32_t g, bool hot,
+					    uint32_t rank);
+
 /* A PTE of the table at @rank in group @g became (+1) or stopped being (-1)
  * PROT_NONE.  The table's pages weigh @weight each: the access density of
  * the workload's distribution there (1 for a uniform one), so that a
  * touch picks a table in proportion to weight x PROT_NONE pages. */
-/* (cold: only a slice's faults drawn in bulk leave faults pending) */
-__attribute__((cold)) void touch_unpend_path(struct touch_model *tm, uint32_t g, bool hot,
-					    uint32_t rank);
 static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank,
 			       uint32_t weight, bool hot, int delta)
 {

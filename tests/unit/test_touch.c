@@ -21,13 +21,14 @@ struct world {
 	struct engine e;
 	struct touch_model tm;
 	uint32_t nr;                /* tables, all of slice 0 */
+	uint32_t w;                 /* their pages' one weight */
 	uint64_t cold[MAXT];        /* each table's cold PROT_NONE pages, as counted */
 };
 
-/* One slice of @nr tables of weight 1 with @cold[i] cold PROT_NONE pages
- * each, all pooled; and a shared group of one table, so the slice is not
- * the last group. */
-static struct world *mk(uint32_t nr, const uint64_t *cold, uint64_t seed)
+/* One slice of @nr tables of weight @weight with @cold[i] cold PROT_NONE
+ * pages each, all pooled; and a shared group of one table, so the slice
+ * is not the last group. */
+static struct world *mk_w(uint32_t nr, const uint64_t *cold, uint64_t seed, uint32_t weight)
 {
 	struct world *w = calloc(1, sizeof(*w));
 	uint32_t group[MAXT + 1], rank[MAXT + 1];
@@ -38,17 +39,23 @@ static struct world *mk(uint32_t nr, const uint64_t *cold, uint64_t seed)
 	group[nr] = 1;
 	assert_int_equal(touch_init(&w->tm, &w->e, 2, 1, nr + 1, group, rank, seed), 0);
 	assert_int_equal(touch_pool_init(&w->tm, nr + 1, seed), 0);
-	w->tm.lazy_w[0] = 1;
+	w->tm.lazy_w[0] = weight;
 	w->nr = nr;
+	w->w = weight;
 	for (uint32_t i = 0; i < nr; i++) {
 		assert_int_equal(rank[i], i + 1);
 		w->cold[i] = cold[i];
 		w->tm.pool[i].on = 1;
 		if (cold[i])
-			touch_count(&w->tm, 0, i + 1, 1, false, (int)cold[i]);
-		w->tm.pool_w[0] += cold[i];
+			touch_count(&w->tm, 0, i + 1, weight, false, (int)cold[i]);
+		w->tm.pool_w[0] += cold[i] * weight;
 	}
 	return w;
+}
+
+static struct world *mk(uint32_t nr, const uint64_t *cold, uint64_t seed)
+{
+	return mk_w(nr, cold, seed, 1);
 }
 
 static void drop(struct world *w)
@@ -67,7 +74,7 @@ static void unpend_all(struct world *w)
 	uint64_t left[MAXT + 1] = { 0 }, total = 0;
 	for (uint32_t i = 0; i < w->nr; i++) {
 		assert_true(w->tm.pool[i].done[0] <= w->cold[i]);
-		left[i + 1] = w->cold[i] - w->tm.pool[i].done[0];
+		left[i + 1] = (w->cold[i] - w->tm.pool[i].done[0]) * w->w;
 		total += left[i + 1];
 	}
 	for (uint32_t r = 1; r <= w->nr; r++) { /* a Fenwick tree of what is left */
@@ -134,6 +141,41 @@ static void test_a_tables_share_is_hypergeometric(void **state)
 		touch_pend_faults(&w->tm, 0, false, 15);
 		/* looking at table 4 first, then the rest */
 		touch_unpend_table(&w->tm, 0, 4);
+		unpend_all(w);
+		for (int i = 0; i < 5; i++) {
+			double x = w->tm.pool[i].done[0];
+			sum[i] += x;
+			sq[i] += x * x;
+		}
+		drop(w);
+	}
+	for (int i = 0; i < 5; i++) {
+		double sd, mean = hg_mean_sd(40, (double)cold[i], 15, &sd);
+		double got = sum[i] / RUNS, got_sd = sqrt(sq[i] / RUNS - got * got);
+		if (fabs(got - mean) > 5 * sd / sqrt(RUNS) + 1e-9)
+			fail_msg("table %d: %g faults on average, want %g", i, got, mean);
+		if (fabs(got_sd - sd) > 0.05 * sd + 1e-9)
+			fail_msg("table %d: standard deviation %g, want %g", i, got_sd, sd);
+	}
+}
+
+/* Batches pending at several levels at once: older faults already split
+ * part of the way when newer ones arrive at the root, on pages that weigh
+ * 3 each.  Every table's share of all 15 is still hypergeometric. */
+static void test_mixed_batches_of_weighted_pages_split_alike(void **state)
+{
+	(void)state;
+	const uint64_t cold[5] = { 3, 10, 0, 7, 20 };
+	enum { RUNS = 4000 };
+	double sum[5] = { 0 }, sq[5] = { 0 };
+	for (int run = 0; run < RUNS; run++) {
+		struct world *w = mk_w(5, cold, 30000 + (uint64_t)run, 3);
+		touch_pend_faults(&w->tm, 0, false, 6);
+		touch_unpend_table(&w->tm, 0, 4);
+		touch_pend_faults(&w->tm, 0, false, 5);
+		touch_unpend_table(&w->tm, 0, 1);
+		touch_pend_faults(&w->tm, 0, false, 4);
+		assert_int_equal(w->tm.pn_cold[0], (40 - 15) * 3);
 		unpend_all(w);
 		for (int i = 0; i < 5; i++) {
 			double x = w->tm.pool[i].done[0];
@@ -235,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_find_is_the_prefix_sum_search),
 		cmocka_unit_test(test_pending_faults_are_conserved),
 		cmocka_unit_test(test_a_tables_share_is_hypergeometric),
+		cmocka_unit_test(test_mixed_batches_of_weighted_pages_split_alike),
 		cmocka_unit_test(test_faults_never_land_on_pages_added_after_them),
 		cmocka_unit_test(test_no_fault_lands_on_a_hidden_table),
 		cmocka_unit_test(test_the_last_fault_is_placed_among_what_is_left),

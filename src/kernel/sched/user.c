@@ -221,15 +221,23 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		}
 		double wh = rate_hot * pn_double(pn[1]), wc = rate_cold * pn_double(pn[0]);
 		double total = wh + wc;
-		if (total <= 0)
-			break;
-		uint64_t when = touch_next_at(&r, total, t, s->e.duration_ns);
-		if (when > upto)
-			break; /* that draw is dropped: the next starts afresh from upto */
-		if (hide_until && when >= hide_until) {
-			t = hide_until; /* the rate changes there: a fresh draw from then */
+		/* the hold ends before upto and the next touch (if any): the
+		 * rate changes there, and by memorylessness the next draw
+		 * starts afresh from then */
+		const bool back = hide_until && hide_until <= upto;
+		if (total <= 0) {
+			if (!back)
+				break;
+			t = hide_until; /* no rate until the held table is back */
 			continue;
 		}
+		uint64_t when = touch_next_at(&r, total, t, s->e.duration_ns);
+		if (back && when >= hide_until) {
+			t = hide_until;
+			continue;
+		}
+		if (when > upto)
+			break; /* that draw is dropped: the next starts afresh from upto */
 		t = when;
 		if (when >= lazy_from) {
 			/* touch_pick_from's draws less the page, from one uniform:
