@@ -130,17 +130,20 @@ static double hg_mean_sd(double N, double K, double n, double *sd)
 	return n * K / N;
 }
 
-static void test_a_tables_share_is_hypergeometric(void **state)
+/* The five tables' shares of 15 faults on their 40 pages, each of
+ * weight @weight, over 4,000 runs of @place (which pends and splits them
+ * in its own order): each share's mean and standard deviation those of
+ * hypergeometric(40, its pages, 15). */
+static void expect_shares_hypergeometric(uint32_t weight, uint64_t seed,
+					 void (*place)(struct world *w))
 {
-	(void)state;
 	const uint64_t cold[5] = { 3, 10, 0, 7, 20 };
 	enum { RUNS = 4000 };
 	double sum[5] = { 0 }, sq[5] = { 0 };
 	for (int run = 0; run < RUNS; run++) {
-		struct world *w = mk(5, cold, 100 + (uint64_t)run);
-		touch_pend_faults(&w->tm, 0, false, 15);
-		/* looking at table 4 first, then the rest */
-		touch_unpend_table(&w->tm, 0, 4);
+		struct world *w = mk_w(5, cold, seed + (uint64_t)run, weight);
+		place(w);
+		assert_int_equal(w->tm.pn_cold[0], (40 - 15) * weight);
 		unpend_all(w);
 		for (int i = 0; i < 5; i++) {
 			double x = w->tm.pool[i].done[0];
@@ -159,39 +162,35 @@ static void test_a_tables_share_is_hypergeometric(void **state)
 	}
 }
 
+/* One batch, looked at through table 4 first. */
+static void one_batch(struct world *w)
+{
+	touch_pend_faults(&w->tm, 0, false, 15);
+	touch_unpend_table(&w->tm, 0, 4);
+}
+
 /* Batches pending at several levels at once: older faults already split
- * part of the way when newer ones arrive at the root, on pages that weigh
- * 3 each.  Every table's share of all 15 is still hypergeometric. */
+ * part of the way when newer ones arrive at the root. */
+static void mixed_batches(struct world *w)
+{
+	touch_pend_faults(&w->tm, 0, false, 6);
+	touch_unpend_table(&w->tm, 0, 4);
+	touch_pend_faults(&w->tm, 0, false, 5);
+	touch_unpend_table(&w->tm, 0, 1);
+	touch_pend_faults(&w->tm, 0, false, 4);
+}
+
+static void test_a_tables_share_is_hypergeometric(void **state)
+{
+	(void)state;
+	expect_shares_hypergeometric(1, 100, one_batch);
+}
+
+/* ... also for mixed batches, on pages that weigh 3 each. */
 static void test_mixed_batches_of_weighted_pages_split_alike(void **state)
 {
 	(void)state;
-	const uint64_t cold[5] = { 3, 10, 0, 7, 20 };
-	enum { RUNS = 4000 };
-	double sum[5] = { 0 }, sq[5] = { 0 };
-	for (int run = 0; run < RUNS; run++) {
-		struct world *w = mk_w(5, cold, 30000 + (uint64_t)run, 3);
-		touch_pend_faults(&w->tm, 0, false, 6);
-		touch_unpend_table(&w->tm, 0, 4);
-		touch_pend_faults(&w->tm, 0, false, 5);
-		touch_unpend_table(&w->tm, 0, 1);
-		touch_pend_faults(&w->tm, 0, false, 4);
-		assert_int_equal(w->tm.pn_cold[0], (40 - 15) * 3);
-		unpend_all(w);
-		for (int i = 0; i < 5; i++) {
-			double x = w->tm.pool[i].done[0];
-			sum[i] += x;
-			sq[i] += x * x;
-		}
-		drop(w);
-	}
-	for (int i = 0; i < 5; i++) {
-		double sd, mean = hg_mean_sd(40, (double)cold[i], 15, &sd);
-		double got = sum[i] / RUNS, got_sd = sqrt(sq[i] / RUNS - got * got);
-		if (fabs(got - mean) > 5 * sd / sqrt(RUNS) + 1e-9)
-			fail_msg("table %d: %g faults on average, want %g", i, got, mean);
-		if (fabs(got_sd - sd) > 0.05 * sd + 1e-9)
-			fail_msg("table %d: standard deviation %g, want %g", i, got_sd, sd);
-	}
+	expect_shares_hypergeometric(3, 30000, mixed_batches);
 }
 
 static void test_faults_never_land_on_pages_added_after_them(void **state)
