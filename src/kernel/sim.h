@@ -242,7 +242,6 @@ static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 	engine_steal(&s->e, cpu, s->cpus[cpu].curr != NULL, c, ns);
 }
 
-
 /* A full flush at @now: charge the refill its thread will do, at most
  * @full (machine_tlb_refill_ns, for a caller that has it at hand). */
 static inline void tlb_refill_acct(struct cpu_state *c, struct cpu_acct *a, uint64_t now,
@@ -268,6 +267,13 @@ static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
 }
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->e.cpu].node; }
+
+/* The PTE table of global index @id (sim->table_vma's index). */
+static inline struct pte_table *table_of_id(const struct sim *s, uint32_t id)
+{
+	struct vm_area_struct *vma = s->table_vma[id];
+	return &vma->tables[id - vma->first_table_id];
+}
 
 /* Enter the context of @p on its CPU at the step time @t0. */
 static inline void sim_enter(struct sim *s, struct task_struct *p, uint64_t t0)

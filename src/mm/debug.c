@@ -378,8 +378,7 @@ static int check_groups(struct checker *c)
 			uint64_t total = 0;
 			for (uint32_t r = 1; r <= n; r++) {
 				uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
-				const struct vm_area_struct *v = s->table_vma[id];
-				const struct pte_table *t = &v->tables[id - v->first_table_id];
+				const struct pte_table *t = table_of_id(s, id);
 				/* a pooled table's faults counted, their PTEs not yet restored */
 				unsigned done = tm->pool ? tm->pool[id].done[hot] : 0;
 				fen[r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *
@@ -426,8 +425,7 @@ static int check_groups(struct checker *c)
 				uint64_t pooled = 0;
 				for (uint32_t r = 1; r <= n; r++) {
 					uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
-					const struct vm_area_struct *v = s->table_vma[id];
-					const struct pte_table *t = &v->tables[id - v->first_table_id];
+					const struct pte_table *t = table_of_id(s, id);
 					if (tm->pool[id].on)
 						pooled += (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) -
 								     tm->pool[id].done[hot]) * t->weight;

@@ -148,8 +148,7 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 	if (!pn)
 		FAIL("out of memory");
 	for (uint32_t id = 0; id < s->nr_tables; id++) {
-		const struct vm_area_struct *vma = s->table_vma[id];
-		const struct pte_table *t = &vma->tables[id - vma->first_table_id];
+		const struct pte_table *t = table_of_id(s, id);
 		/* a pooled table's faults are counted, their PTEs not yet restored */
 		const struct touch_pool *tp = tm->pool ? &tm->pool[id] : NULL;
 		/* the counts are weighted: each page by its table's access density */

@@ -89,8 +89,8 @@ double rng_lnfact(uint64_t k)
 }
 
 /* The draw for K, n <= N / 2 (so that no bound of the support is cut by
- * N - K): the draws one by one when the smaller of K, n is small; otherwise inversion
- * from the mode outward, its probability from the log-factorials and each
+ * N - K): the draws one by one when the smaller of K, n is small;
+ * otherwise inversion from the mode outward, its probability from the log-factorials and each
  * neighbour's from the last by the ratio of consecutive terms,
  *   P(x+1) / P(x) = (K - x)(n - x) / ((x + 1)(N - K - n + x + 1)),
  * taking the terms above and below the mode in turn: about 1.6 standard

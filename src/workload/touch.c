@@ -143,11 +143,6 @@ static inline uint32_t *pend_of(struct touch_model *tm, uint32_t g, bool hot)
 	return (hot ? tm->pend_hot : tm->pend_cold) + tm->grp_first[g] + g;
 }
 
-static inline uint64_t *tree_of(struct touch_model *tm, uint32_t g, bool hot)
-{
-	return (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
-}
-
 static inline uint64_t *pn_of(struct touch_model *tm, uint32_t g, bool hot)
 {
 	return hot ? &tm->pn_hot[g] : &tm->pn_cold[g];
@@ -172,7 +167,7 @@ static void pend_give(struct touch_model *tm, uint32_t g, bool hot, uint32_t pos
 		return;
 	for (; step && pos + step >= n; step >>= 1)
 		if (pos + step == n) /* its left half's sum is in the tree */
-			tree_of(tm, g, hot)[n] -= (uint64_t)x * tm->lazy_w[g];
+			touch_tree(tm, g, hot)[n] -= (uint64_t)x * tm->lazy_w[g];
 	if (step) {
 		pend_of(tm, g, hot)[pos + step] += x;
 		return;
@@ -200,7 +195,7 @@ static void unpend_node(struct touch_model *tm, uint32_t g, bool hot, uint32_t p
 	uint32_t n = pend[mid];
 	if (!n)
 		return;
-	uint64_t *tree = tree_of(tm, g, hot);
+	uint64_t *tree = touch_tree(tm, g, hot);
 	uint64_t w = tm->lazy_w[g];
 	VM_BUG_ON(!w);
 	uint64_t left = tree[mid] / w, right = (c + n * w - tree[mid]) / w;
@@ -220,7 +215,7 @@ static void unpend_node(struct touch_model *tm, uint32_t g, bool hot, uint32_t p
 static uint32_t descend_unpend(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank,
 			       uint64_t k, uint64_t *rem)
 {
-	const uint64_t *tree = tree_of(tm, g, hot);
+	const uint64_t *tree = touch_tree(tm, g, hot);
 	uint32_t n = tm->grp_count[g], pos = 0;
 	uint64_t c = *pn_of(tm, g, hot);
 	for (uint32_t step = top_step(n); step; step >>= 1) {
@@ -283,7 +278,7 @@ uint32_t touch_place_last(struct touch_model *tm, uint32_t g, bool hot)
 	VM_BUG_ON(!*held);
 	(*held)--;
 	if (top == n) /* it had gone into the root's left half */
-		tree_of(tm, g, hot)[n] += w;
+		touch_tree(tm, g, hot)[n] += w;
 	tm->nr_pend[2 * g + hot]--;
 	uint64_t *pn = pn_of(tm, g, hot);
 	*pn += w;
@@ -302,7 +297,7 @@ uint32_t touch_place_last(struct touch_model *tm, uint32_t g, bool hot)
  * is inside one of its pieces). */
 static uint64_t leaf_count(struct touch_model *tm, uint32_t g, bool hot, uint32_t rank)
 {
-	const uint64_t *tree = tree_of(tm, g, hot);
+	const uint64_t *tree = touch_tree(tm, g, hot);
 	uint64_t sum = 0;
 	for (uint32_t i = rank; i; i &= i - 1)
 		sum += tree[i];
@@ -311,33 +306,25 @@ static uint64_t leaf_count(struct touch_model *tm, uint32_t g, bool hot, uint32_
 	return sum;
 }
 
-/* The table's counts change by @d (weighted) with the nodes above it
- * emptied first: touch_count's order, without the pool's bookkeeping. */
-static void table_adjust(struct touch_model *tm, uint32_t g, uint32_t rank, bool hot, uint64_t d)
-{
-	if (tm->nr_pend[2 * g + hot])
-		touch_unpend_path(tm, g, hot, rank);
-	uint64_t *tree = tree_of(tm, g, hot);
-	uint32_t n = tm->grp_count[g];
-	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
-		tree[i] += d;
-	*pn_of(tm, g, hot) += d;
-}
-
+/* The table leaves the counts, or comes back: touch_count of its pages
+ * (the nodes above it emptied first), without the pool's bookkeeping.  A
+ * lazy slice's tables all weigh lazy_w. */
 void touch_hide_table(struct touch_model *tm, uint32_t g, uint32_t rank, uint64_t hidden[2])
 {
+	uint32_t w = tm->lazy_w[g];
 	for (int hot = 0; hot < 2; hot++) {
 		if (tm->nr_pend[2 * g + hot])
 			touch_unpend_path(tm, g, hot, rank);
 		hidden[hot] = leaf_count(tm, g, hot, rank);
 		if (hidden[hot])
-			table_adjust(tm, g, rank, hot, -hidden[hot]);
+			touch_count(tm, g, rank, w, hot, -(int)(hidden[hot] / w));
 	}
 }
 
 void touch_show_table(struct touch_model *tm, uint32_t g, uint32_t rank, const uint64_t hidden[2])
 {
+	uint32_t w = tm->lazy_w[g];
 	for (int hot = 0; hot < 2; hot++)
 		if (hidden[hot])
-			table_adjust(tm, g, rank, hot, hidden[hot]);
+			touch_count(tm, g, rank, w, hot, (int)(hidden[hot] / w));
 }

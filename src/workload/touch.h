@@ -117,6 +117,12 @@ static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
 	return tm->nr_bulk && g < tm->nr_slices && tm->bulk[g];
 }
 
+/* Group @g's Fenwick tree of @hot pages (1-based). */
+static inline uint64_t *touch_tree(struct touch_model *tm, uint32_t g, bool hot)
+{
+	return (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+}
+
 /* Every pending fault above the table at @rank of slice @g's @hot tree
  * goes down, the table's own to its pool count.  Out of line and marked
  * cold: once a slice has been in bulk its count of pending faults may
@@ -135,7 +141,7 @@ static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank
 	 * go down first, so that none of them can land on a page it adds */
 	if (__builtin_expect(tm->nr_pend[2 * g + hot] != 0, 0))
 		touch_unpend_path(tm, g, hot, rank);
-	uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	uint64_t *tree = touch_tree(tm, g, hot);
 	uint64_t d = (uint64_t)(int64_t)delta * weight;
 	uint32_t n = tm->grp_count[g];
 	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
@@ -249,7 +255,7 @@ static inline uint32_t touch_find(struct touch_model *tm, uint32_t g, bool hot, 
 {
 	if (__builtin_expect(tm->nr_pend[2 * g + hot] != 0, 0))
 		return touch_find_unpend(tm, g, hot, k, rem);
-	const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	const uint64_t *tree = touch_tree(tm, g, hot);
 	uint32_t n = tm->grp_count[g], pos = 0;
 	/* Descend from the largest power of two <= n.  Whether a level takes
 	 * its step is a data-dependent coin flip, which a branch predicts no

@@ -1172,21 +1172,14 @@ static int build_groups(struct sim *s)
 		t->rank = rank[id];
 		s->w.wsize[group[id]] += (double)t->weight *
 					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
-	}
-	if (tm->lazy_w) /* a slice's faults may go without a table only if its pages weigh alike */
-		for (uint32_t g = 0; g < tm->nr_slices; g++) {
-			uint32_t w = 0;
-			for (uint32_t i = 0; i < tm->grp_count[g]; i++) {
-				uint32_t id = tm->grp_tables[tm->grp_first[g] + i];
-				uint32_t tw = s->table_vma[id]->tables[id - s->table_vma[id]->first_table_id].weight;
-				if (i && tw != w) {
-					w = 0;
-					break;
-				}
-				w = tw;
-			}
-			tm->lazy_w[g] = w;
+		/* a slice's faults may go without a table only if its pages
+		 * weigh alike: its first table's weight, 0 once one differs
+		 * (ranks follow the ids, so rank 1 comes first) */
+		if (tm->lazy_w && group[id] < tm->nr_slices) {
+			uint32_t *w = &tm->lazy_w[group[id]];
+			*w = rank[id] == 1 || *w == t->weight ? t->weight : 0;
 		}
+	}
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);
 	for (int i = 0; i < s->nr_tasks; i++)

@@ -300,7 +300,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		 * table now must wait for its PTL, so it gets its table now (in
 		 * the counts it was drawn from: before the held table is back) */
 		uint32_t id = touch_place_last(tm, g, last_lazy);
-		s->table_vma[id]->tables[id - s->table_vma[id]->first_table_id].ptl_free_at = busy_end;
+		table_of_id(s, id)->ptl_free_at = busy_end;
 	}
 	if (hide_until) /* back in the counts; the next catch-up hides it again */
 		touch_show_table(tm, g, hide_rank, hidden);
