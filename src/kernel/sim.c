@@ -357,6 +357,7 @@ int sim_run(struct sim *s)
 		if (id == s->timer_account) {
 			if (s->w.touch.nr_bulk) /* CPU time and counters, before they are read */
 				user_touch_bulk_all(s, NULL, now, false);
+			flush_ledger_settle_all(s); /* the receivers' state, before it is read */
 			workload_account(s, now);
 			if (s->w.touch.nr_bulk)
 				user_touch_bulk_recheck(s, now);
@@ -392,6 +393,7 @@ int sim_run(struct sim *s)
 	if (!s->end_ns)
 		s->end_ns = s->duration_ns;
 	user_touch_bulk_all(s, NULL, s->end_ns, true); /* the faults drawn in bulk, to the end */
+	flush_ledger_settle_all(s);
 	if (mm_debug_enabled(s, &s->debug) && !s->stop)
 		mm_debug_final(s);
 	workload_account(s, s->end_ns);

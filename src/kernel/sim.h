@@ -50,11 +50,14 @@ struct cpu_state {
 	bool is_lazy;
 	uint8_t loaded_asid, next_asid;            /* x86 dynamic ASIDs (PCID) */
 	int node;
+	struct mm_struct *ledger_mm;  /* the mm whose round ledger keeps the above, or NULL */
 	struct mm_struct *asid_mm[TLB_NR_DYN_ASIDS];/* cpu_tlbstate.ctxs[]: owner ... */
 	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	uint64_t vm_events[NR_VM_EVENT_ITEMS];
+	uint64_t ledger_rounds;       /* its ledger's sums when it last settled */
+	int64_t ledger_recv, ledger_refill;
 };
-_Static_assert(offsetof(struct cpu_state, node) < 64, "a flush receiver's TLB state in one line");
+_Static_assert(offsetof(struct cpu_state, ledger_mm) < 64, "a flush receiver's TLB state in one line");
 
 /* Figures that need instrumentation beyond the kernel's counters (what the
  * bpftrace scripts of the patch series measured: docs/calibration.md). */
@@ -150,6 +153,7 @@ struct sim {
 	bool progress;
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */
+	struct cpumask ledger_cpus;       /* CPUs in an mm's round ledger (arch/x86/mm/tlb.c) */
 	struct timeseries *ts;            /* per-second series, always kept */
 	double *node_run_ns;              /* per node: CPU time the tasks ran there */
 	double *task_node_run_ns;         /* [task][node]: the same per task */
@@ -234,12 +238,33 @@ static inline void charge(struct sim *s, enum cost_cause c, double ns)
 	engine_charge(&s->e, c, ns);
 }
 
+/* The round ledger (arch/x86/mm/tlb.c): a CPU leaves its ledger, its
+ * receiver state settled, before anything changes what a flush round would
+ * do to it (its mm, its laziness, its being in a kernel path or busy) or
+ * writes that state; readers of the state settle every CPU first. */
+void flush_ledger_leave_slow(struct sim *s, int cpu);
+void flush_ledger_settle_all(struct sim *s);
+static inline void flush_ledger_leave(struct sim *s, int cpu)
+{
+	if (s->cpus[cpu].ledger_mm)
+		flush_ledger_leave_slow(s, cpu);
+}
+/* @cpu's user-mode work is busy (a step without a timer) until @until: a
+ * round before then delays it, so its member leaves first (ledger_round). */
+static inline void flush_ledger_busy(struct sim *s, int cpu, uint64_t until)
+{
+	struct mm_struct *mm = s->cpus[cpu].ledger_mm;
+	if (mm && until > mm->rx_ledger.busy_max)
+		mm->rx_ledger.busy_max = until;
+}
+
 /* Time taken from another CPU's work (interrupts, refills).  An interrupt
  * that lands while that CPU's thread is in a kernel path (scanning, faulting,
  * migrating: interrupts enabled) delays the path by as much. */
 static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 {
 	engine_steal(&s->e, cpu, s->cpus[cpu].curr != NULL, c, ns);
+	flush_ledger_busy(s, cpu, s->e.acct[cpu].busy_until); /* it may have been delayed */
 }
 
 /* A full flush at @now: charge the refill its thread will do, at most
@@ -255,8 +280,23 @@ static inline void tlb_refill_acct(struct cpu_state *c, struct cpu_acct *a, uint
 	a->busy_ns += ns;
 	c->last_full_flush = now;
 }
+/* The refill after a full flush at @now, @since ns after the CPU's last
+ * one, as tlb_refill_acct caps it, in the receivers' fixed point
+ * (@full_fx: engine_fx(@full)). */
+static inline int64_t tlb_refill_fx(uint64_t since, double full, int64_t full_fx)
+{
+	return (double)since < full ? (int64_t)since * (int64_t)ENGINE_FX_ONE : full_fx;
+}
+/* tlb_refill_acct for an IPI round's receiver: to its fixed-point sum. */
+static inline void tlb_refill_acct_rx(struct cpu_state *c, struct cpu_acct *a, uint64_t now,
+				      double full, int64_t full_fx)
+{
+	a->rx_refill += tlb_refill_fx(now - c->last_full_flush, full, full_fx);
+	c->last_full_flush = now;
+}
 static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, double full)
 {
+	flush_ledger_leave(s, cpu);
 	tlb_refill_acct(&s->cpus[cpu], &s->e.acct[cpu], now, full);
 }
 

@@ -17,6 +17,10 @@
  *  - a node's free pages are within its capacity, and free + placed pages
  *    + pages reserved by migrations in flight equal the capacity;
  *  - no CPU's loaded_gen is ahead of its loaded mm's tlb_gen;
+ *  - a CPU in an mm's round ledger (arch/x86/mm/tlb.c) is awake on that
+ *    mm, in its cpumask, in user mode, not busy past the ledger's mark, and
+ *    once settled as far behind as the ledger says; the ledgers' members
+ *    are the CPUs that name them;
  *  - the workload's per-class page counts (its latency model) are the
  *    pages' nodes.
  * A lazily built table (pte_table.lazy) holds no page state yet: its pages
@@ -100,9 +104,59 @@ static int fail(struct checker *c, const char *fmt, ...)
 	return -1;
 }
 
+/* A ledger member's state. */
+static int check_ledger_member(struct checker *c, int cpu)
+{
+	const struct sim *s = c->s;
+	const struct cpu_state *cs = &s->cpus[cpu];
+	const struct cpu_acct *a = &s->e.acct[cpu];
+	const struct mm_struct *mm = cs->ledger_mm;
+	const struct flush_ledger *l = &mm->rx_ledger;
+	if (!cpumask_test_cpu(cpu, &l->members) || !cpumask_test_cpu(cpu, &s->ledger_cpus))
+		return fail(c, "round ledger: CPU %d names mm %d's ledger but is not its member",
+			    cpu, mm->id);
+	if (cs->loaded_mm != mm || cs->is_lazy || a->in_kernel || a->busy_until > l->busy_max ||
+	    !cpumask_test_cpu(cpu, &mm->cpumask))
+		return fail(c, "round ledger: CPU %d in mm %d's ledger would not receive its rounds "
+			    "alike (loaded mm %d, lazy %d, in kernel %d, busy until %" PRIu64
+			    " past %" PRIu64 ")", cpu, mm->id, cs->loaded_mm ? cs->loaded_mm->id : -1,
+			    cs->is_lazy, a->in_kernel, a->busy_until, l->busy_max);
+	if (cs->ledger_rounds > l->rounds || cs->ledger_recv > l->recv ||
+	    cs->ledger_refill > l->refill)
+		return fail(c, "round ledger: CPU %d took more from mm %d's ledger than it holds",
+			    cpu, mm->id);
+	if (cs->ledger_rounds == l->rounds &&
+	    (cs->loaded_gen != l->gen || cs->last_full_flush != l->last_full))
+		return fail(c, "round ledger: CPU %d, settled, is not as far behind as mm %d's "
+			    "ledger", cpu, mm->id);
+	return 0;
+}
+
+static int check_ledgers(struct checker *c)
+{
+	const struct sim *s = c->s;
+	int members = 0;
+	for (int m = 0; m < s->nr_mms; m++) {
+		const struct flush_ledger *l = &s->mms[m].rx_ledger;
+		if (l->nr_members != cpumask_weight(&l->members))
+			return fail(c, "round ledger: mm %d counts %d members, its mask %d", m,
+				    l->nr_members, cpumask_weight(&l->members));
+		members += l->nr_members;
+	}
+	if (members != cpumask_weight(&s->ledger_cpus))
+		return fail(c, "round ledger: %d members, %d CPUs marked", members,
+			    cpumask_weight(&s->ledger_cpus));
+	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++)
+		if (s->cpus[cpu].ledger_mm && check_ledger_member(c, cpu))
+			return -1;
+	return 0;
+}
+
 static int check_cpus(struct checker *c)
 {
 	const struct sim *s = c->s;
+	if (check_ledgers(c))
+		return -1;
 	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
 		const struct cpu_state *cs = &s->cpus[cpu];
 		if (cs->loaded_mm && cs->loaded_gen > cs->loaded_mm->tlb_gen)

@@ -15,7 +15,7 @@ void run_result_from_sim(const struct sim *s, struct run_result *r)
 	for (int c = 0; c < s->m.nr_cpus; c++) {
 		r->tlb_irqs += s->cpus[c].irq_tlb_count;
 		for (int k = 0; k < NR_COST_CAUSES; k++)
-			r->cost_ns[k] += s->e.acct[c].cost[k];
+			r->cost_ns[k] += engine_cost(&s->e.acct[c], k);
 	}
 	r->st = s->st;
 	r->ops = s->w.total_ops;

@@ -67,7 +67,7 @@ static double cost_total(const struct sim *s, int cause)
 {
 	double ns = 0;
 	for (int c = 0; c < s->m.nr_cpus; c++)
-		ns += s->e.acct[c].cost[cause];
+		ns += engine_cost(&s->e.acct[c], cause);
 	return ns;
 }
 

@@ -41,28 +41,85 @@ enum cost_cause {
 };
 extern const char *const cost_cause_names[NR_COST_CAUSES];
 
-/* One CPU's account and the work it has in flight.  An IPI round updates
- * every receiver's interrupt and refill costs, busy and stolen time, and
- * reads its work in flight: those share the struct's second cache line
- * (the array is 64-byte aligned), so a round over 383 CPUs touches one
- * line of each here.  The snapshots for accounting and the running step's
- * other causes are in the first. */
+/* One CPU's account and the work it has in flight.
+ *
+ * An IPI round's receivers add the same few costs to every receiver's
+ * account: those go to two integer sums in fixed point (1/65536 ns; see
+ * engine_fx), so that sums of any grouping are the same number -- the
+ * kernel's flush_tlb_func charges can then be settled later in one
+ * addition per CPU (arch/x86/mm/tlb.c, the round ledger) with the same
+ * result as one by one.  busy_ns, stolen_ns and cost[] hold the rest;
+ * read the totals with engine_busy_ns, engine_stolen_ns, engine_cost.
+ * What a receiver reads and writes is one cache line (the array is
+ * 64-byte aligned); the snapshots for accounting and the running step's
+ * causes are in the others. */
 struct cpu_acct {
-	_Alignas(64) double busy_at_account; /* busy_ns at the last throughput update */
-	double stolen_at_account;
-	double cost[NR_COST_CAUSES];  /* ns */
-	double busy_ns;               /* all non-user time so far */
+	_Alignas(64) double busy_at_account; /* engine_busy_ns at the last throughput update... */
+	double stolen_at_account;     /* ... and engine_stolen_ns, as their parts: */
+	int64_t rx_busy_at_account;   /* the receivers' part of each */
+	int64_t rx_stolen_at_account;
+	double cost[NR_COST_CAUSES];  /* ns, less the receivers' (rx_ipi, rx_refill) */
+	double busy_ns;               /* all non-user time so far, less the receivers' */
 	double stolen_ns;             /* of busy_ns: interrupt handling */
+	/* a flush receiver's line */
+	_Alignas(64) int64_t rx_ipi;  /* receivers' interrupt and flush time, fixed point */
+	int64_t rx_refill;            /* refill walks after a receiver's full flush, fixed point */
 	uint64_t busy_until;          /* user mode: a timerless step ends here */
 	uint32_t work_timer;          /* timer of that path's next step */
 	bool in_kernel;               /* its task is in a kernel path */
 };
-_Static_assert(sizeof(struct cpu_acct) == 128 &&
-		       offsetof(struct cpu_acct, cost[COST_IPI_HANDLE]) / 64 == 1 &&
-		       offsetof(struct cpu_acct, cost[COST_TLB_REFILL]) / 64 == 1 &&
-		       offsetof(struct cpu_acct, busy_ns) / 64 == 1 &&
-		       offsetof(struct cpu_acct, in_kernel) / 64 == 1,
+_Static_assert(sizeof(struct cpu_acct) == 192 && offsetof(struct cpu_acct, rx_ipi) == 128 &&
+		       offsetof(struct cpu_acct, in_kernel) < 192,
 	       "a flush receiver's accounting in one cache line");
+
+/* Fixed point for the receivers' sums: 2^-16 ns.  A CPU's sums reach 2^63
+ * after 39 hours of interrupt time; a cost rounds to the nearest unit
+ * (under 8e-6 ns off), the same for every receiver of a round. */
+#define ENGINE_FX_ONE 65536.0
+static inline int64_t engine_fx(double ns)
+{
+	return (int64_t)(ns * ENGINE_FX_ONE + 0.5);
+}
+static inline double engine_fx_ns(int64_t fx)
+{
+	return (double)fx * (1.0 / ENGINE_FX_ONE);
+}
+
+/* The account's totals: the doubles plus the receivers' fixed-point part. */
+static inline double engine_busy_ns(const struct cpu_acct *a)
+{
+	return a->busy_ns + engine_fx_ns(a->rx_ipi + a->rx_refill);
+}
+static inline double engine_stolen_ns(const struct cpu_acct *a)
+{
+	return a->stolen_ns + engine_fx_ns(a->rx_ipi);
+}
+static inline double engine_cost(const struct cpu_acct *a, int cause)
+{
+	if (cause == COST_IPI_HANDLE)
+		return a->cost[cause] + engine_fx_ns(a->rx_ipi);
+	if (cause == COST_TLB_REFILL)
+		return a->cost[cause] + engine_fx_ns(a->rx_refill);
+	return a->cost[cause];
+}
+/* Busy and stolen time since the last engine_account_mark, which it
+ * takes: the parts apart, so that the fixed-point part is exact. */
+static inline void engine_account_delta(struct cpu_acct *a, double *busy, double *stolen)
+{
+	int64_t rx_busy = a->rx_ipi + a->rx_refill;
+	*busy = (a->busy_ns - a->busy_at_account) + engine_fx_ns(rx_busy - a->rx_busy_at_account);
+	*stolen = (a->stolen_ns - a->stolen_at_account) +
+		  engine_fx_ns(a->rx_ipi - a->rx_stolen_at_account);
+	a->busy_at_account = a->busy_ns;
+	a->stolen_at_account = a->stolen_ns;
+	a->rx_busy_at_account = rx_busy;
+	a->rx_stolen_at_account = a->rx_ipi;
+}
+static inline void engine_account_mark(struct cpu_acct *a)
+{
+	double busy, stolen;
+	engine_account_delta(a, &busy, &stolen);
+}
 
 struct engine {
 	struct timerq q;
@@ -140,17 +197,14 @@ static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t n
 	engine_delay_acct(e, &e->acct[cpu], ns, now);
 }
 
-/* Interrupt handling of @ns taken at @now from a CPU that is not the
- * running step's (an IPI round's receiver; @running: a task runs there),
- * by its account @a.  The delay is converted to whole ns only where there
- * is work to delay, which few receivers have: a round's common receiver
- * then carries one value. */
+/* Interrupt handling of @ns (@fx in fixed point) taken at @now from a CPU
+ * that is not the running step's (an IPI round's receiver; @running: a
+ * task runs there), by its account @a.  The delay is converted to whole ns
+ * only where there is work to delay, which few receivers have. */
 static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, bool running,
-					  double ns, uint64_t now)
+					  double ns, int64_t fx, uint64_t now)
 {
-	a->cost[COST_IPI_HANDLE] += ns;
-	a->busy_ns += ns;
-	a->stolen_ns += ns;
+	a->rx_ipi += fx;
 	if (running)
 		engine_delay_acct(e, a, ns, now);
 }

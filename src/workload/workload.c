@@ -868,8 +868,8 @@ static void account_task(struct sim *s, struct task_struct *t, uint64_t now, dou
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
 	double span = (double)(now - t->acct_from);
-	double busy = c->busy_ns - c->busy_at_account;
-	c->busy_at_account = c->busy_ns;
+	double busy, stolen;
+	engine_account_delta(c, &busy, &stolen);
 	t->acct_from = now;
 	double user = span - busy;
 	if (user < 0)
@@ -889,8 +889,6 @@ static void account_task(struct sim *s, struct task_struct *t, uint64_t now, dou
 	}
 	/* the share of the interval not taken by interrupt handlers: the
 	 * thread touches no memory while they run */
-	double stolen = c->stolen_ns - c->stolen_at_account;
-	c->stolen_at_account = c->stolen_ns;
 	double frac = span > 0 ? 1 - stolen / span : 1;
 	s->w.user_frac[t->idx] = frac < 0 ? 0 : frac;
 	/* user time spent waiting on latency beyond all-local memory */

@@ -131,12 +131,12 @@ static void test_v7_3_lone_protnone_folio_batches_flush(void **state)
 	/* the recorded batch costs the next PTL walker a full IPI round */
 	unsigned long long irqs[4];
 	for (int c = 0; c < 4; c++)
-		irqs[c] = s->cpus[c].irq_tlb_count;
+		irqs[c] = testsim_irqs(s, c);
 	testsim_enter(s, 0, 2 * NSEC_PER_SEC);
 	assert_true(flush_tlb_batched_pending(mm));
-	assert_int_equal(s->cpus[0].irq_tlb_count, irqs[0]);
+	assert_int_equal(testsim_irqs(s, 0), irqs[0]);
 	for (int c = 1; c < 4; c++)
-		assert_int_equal(s->cpus[c].irq_tlb_count, irqs[c] + 1);
+		assert_int_equal(testsim_irqs(s, c), irqs[c] + 1);
 }
 
 static void test_migration_moves_folio_and_restores_pte(void **state)

@@ -198,13 +198,13 @@ static void test_switch_back_to_flushed_mm_from_lazy_flushes(void **state)
 	testsim_enter(s, task_on(s, 0)->idx, 1 * MS);
 	/* a ranged flush skips the lazy CPU: it falls behind */
 	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
-	assert_int_equal(s->cpus[3].irq_tlb_count, 0);
+	assert_int_equal(testsim_irqs(s, 3), 0);
 	assert_true(s->cpus[3].loaded_gen < mm->tlb_gen);
-	double refill = s->e.acct[3].cost[COST_TLB_REFILL];
+	double refill = engine_cost(&s->e.acct[3], COST_TLB_REFILL);
 	x86_switch_mm_irqs_off(s, 3, mm, 500 * MS);
 	assert_false(s->cpus[3].is_lazy);
 	assert_int_equal(s->cpus[3].loaded_gen, mm->tlb_gen);
-	assert_true(s->e.acct[3].cost[COST_TLB_REFILL] > refill);
+	assert_true(engine_cost(&s->e.acct[3], COST_TLB_REFILL) > refill);
 }
 
 static void test_switch_back_to_current_mm_from_lazy_does_not_flush(void **state)
@@ -212,9 +212,9 @@ static void test_switch_back_to_current_mm_from_lazy_does_not_flush(void **state
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
 	struct mm_struct *mm = &s->mms[0];
 	sched_block_task(s, task_on(s, 3), 0, 1000 * NSEC_PER_SEC);
-	double refill = s->e.acct[3].cost[COST_TLB_REFILL];
+	double refill = engine_cost(&s->e.acct[3], COST_TLB_REFILL);
 	x86_switch_mm_irqs_off(s, 3, mm, 500 * MS);
-	assert_true(s->e.acct[3].cost[COST_TLB_REFILL] == refill);
+	assert_true(engine_cost(&s->e.acct[3], COST_TLB_REFILL) == refill);
 }
 
 static void check_lazy_cpu_skipped_unless_tables_freed(struct sim *s)
@@ -223,10 +223,10 @@ static void check_lazy_cpu_skipped_unless_tables_freed(struct sim *s)
 	sched_block_task(s, task_on(s, 3), 0, 1000 * NSEC_PER_SEC);
 	testsim_enter(s, task_on(s, 0)->idx, 1 * MS);
 	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
-	assert_int_equal(s->cpus[3].irq_tlb_count, 0);
+	assert_int_equal(testsim_irqs(s, 3), 0);
 	assert_ptr_equal(s->cpus[3].loaded_mm, mm);
 	flush_tlb_mm(mm); /* freed_tables: lazy CPUs too; they drop the mm */
-	assert_int_equal(s->cpus[3].irq_tlb_count, 1);
+	assert_int_equal(testsim_irqs(s, 3), 1);
 	assert_null(s->cpus[3].loaded_mm);
 }
 
@@ -263,12 +263,12 @@ static void test_trim_removes_cpu_that_stopped_running_the_mm_v7_3(void **state)
 	testsim_enter(s, task_on(s, 0)->idx, 2 * NSEC_PER_SEC);
 	mm->next_trim_cpumask = 0;
 	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
-	assert_int_equal(s->cpus[3].irq_tlb_count, 1); /* the trimming IPI */
+	assert_int_equal(testsim_irqs(s, 3), 1); /* the trimming IPI */
 	assert_false(cpumask_test_cpu(3, &mm->cpumask));
 	/* within the second no trim: a CPU back in the mask is skipped */
 	cpumask_set_cpu(3, &mm->cpumask);
 	flush_tlb_mm_range(mm, 0, PAGE_SIZE, PAGE_SHIFT, false);
-	assert_int_equal(s->cpus[3].irq_tlb_count, 1);
+	assert_int_equal(testsim_irqs(s, 3), 1);
 }
 
 int main(void)

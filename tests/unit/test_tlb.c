@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "asm/tlbflush.h"
+#include "kernel/sched/sched.h"
 #include "linux/mm.h"
 #include "unit/helpers/testsim.h"
 
@@ -132,17 +133,17 @@ static void test_receiver_counts_ipi_even_when_tlb_gen_current(void **state)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	for (int c = 1; c < 4; c++) {
 		s->cpus[c].loaded_gen = mm->tlb_gen + 1; /* already up to date */
-		refill[c] = s->e.acct[c].cost[COST_TLB_REFILL];
+		refill[c] = engine_cost(&s->e.acct[c], COST_TLB_REFILL);
 	}
 	flush_tlb_mm(mm);
 	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
 	for (int c = 1; c < 4; c++) {
-		assert_int_equal(s->cpus[c].irq_tlb_count, 1);
+		assert_int_equal(testsim_irqs(s, c), 1);
 		assert_int_equal(ev(s, c, NR_TLB_REMOTE_FLUSH_RECEIVED), 1);
-		assert_true(s->e.acct[c].cost[COST_TLB_REFILL] == refill[c]);
+		assert_true(engine_cost(&s->e.acct[c], COST_TLB_REFILL) == refill[c]);
 	}
 	/* the initiator does not count an IPI for itself */
-	assert_int_equal(s->cpus[0].irq_tlb_count, 0);
+	assert_int_equal(testsim_irqs(s, 0), 0);
 	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
 }
 
@@ -150,13 +151,118 @@ static void test_receiver_behind_tlb_gen_refills(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
 	struct mm_struct *mm = &s->mms[0];
-	double before = s->e.acct[2].cost[COST_TLB_REFILL];
+	double before = engine_cost(&s->e.acct[2], COST_TLB_REFILL);
 
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	flush_tlb_mm(mm);
-	assert_int_equal(s->cpus[2].irq_tlb_count, 1);
-	assert_true(s->e.acct[2].cost[COST_TLB_REFILL] > before);
+	assert_int_equal(testsim_irqs(s, 2), 1);
+	assert_true(engine_cost(&s->e.acct[2], COST_TLB_REFILL) > before);
 	assert_int_equal(s->cpus[2].loaded_gen, mm->tlb_gen);
+}
+
+/* ---- the round ledger: a round's like receivers are settled later ------- */
+
+/* @n flush rounds from CPU 0 from @t0 on, 5 us and 300 us apart in turn
+ * (under and over the refill's cap): full flushes, ranges of one to three
+ * pages, and ranges after a generation another flush took (full for the
+ * receivers).  @eager: every CPU leaves its ledger before each round, so
+ * that each round handles each receiver itself.  Returns the last time. */
+static uint64_t ledger_rounds_run(struct sim *s, int n, uint64_t t0, bool eager)
+{
+	struct mm_struct *mm = &s->mms[0];
+	uint64_t a = testsim_addr(s, 0), t = t0;
+	for (int k = 0; k < n; k++) {
+		if (eager)
+			for (int c = 0; c < 4; c++)
+				flush_ledger_leave(s, c);
+		t += k % 2 ? 5000 : 300000;
+		testsim_enter(s, 0, t);
+		if (k % 5 == 3)
+			mm->tlb_gen++; /* as a batched unmap's inc_mm_tlb_gen */
+		if (k % 4 == 0)
+			flush_tlb_mm(mm);
+		else
+			flush_tlb_mm_range(mm, a, a + (uint64_t)(k % 4) * PAGE_SIZE, PAGE_SHIFT, false);
+	}
+	return t;
+}
+
+static void assert_receivers_equal(struct sim *a, struct sim *b)
+{
+	flush_ledger_settle_all(a);
+	flush_ledger_settle_all(b);
+	for (int c = 1; c < 4; c++) {
+		assert_int_equal(a->cpus[c].irq_tlb_count, b->cpus[c].irq_tlb_count);
+		assert_int_equal(a->e.acct[c].rx_ipi, b->e.acct[c].rx_ipi);
+		assert_int_equal(a->e.acct[c].rx_refill, b->e.acct[c].rx_refill);
+		assert_int_equal(a->cpus[c].loaded_gen, b->cpus[c].loaded_gen);
+		assert_int_equal(a->cpus[c].last_full_flush, b->cpus[c].last_full_flush);
+		assert_int_equal(a->e.acct[c].busy_until, b->e.acct[c].busy_until);
+	}
+}
+
+static void test_ledger_members_settle_to_the_one_by_one_state(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	ledger_rounds_run(s, 40, NSEC_PER_SEC, false);
+	ledger_rounds_run(e, 40, NSEC_PER_SEC, true);
+	/* the receivers joined after the first round: the ledger did the rest */
+	for (int c = 1; c < 4; c++)
+		assert_ptr_equal(s->cpus[c].ledger_mm, &s->mms[0]);
+	assert_int_equal(s->mms[0].rx_ledger.rounds, 39);
+	assert_true(s->e.acct[1].rx_refill > 0);
+	assert_receivers_equal(s, e);
+	assert_int_equal(testsim_irqs(s, 1), 40);
+	testsim_free(e);
+}
+
+static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = &s->tasks[2];
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC, false);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC, true);
+	testsim_enter(s, 2, t);
+	task_set_act(s, p, ACT_FAULT);
+	assert_null(s->cpus[p->cpu].ledger_mm);
+	assert_int_equal(testsim_irqs(s, p->cpu), 6); /* what it missed, settled */
+	/* in the kernel, it gets the next round itself, which delays its path */
+	testsim_enter(s, 0, t + 1000);
+	flush_tlb_mm(&s->mms[0]);
+	assert_null(s->cpus[p->cpu].ledger_mm);
+	assert_int_equal(testsim_irqs(s, p->cpu), 7);
+	assert_ptr_equal(s->cpus[3].ledger_mm, &s->mms[0]);
+	task_set_act(s, p, ACT_USER);
+	testsim_enter(e, 0, t + 1000);
+	flush_tlb_mm(&e->mms[0]);
+	assert_receivers_equal(s, e);
+	testsim_free(e);
+}
+
+static void test_ledger_member_busy_leaves_for_a_round_that_delays_it(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	struct sim *w[2] = { s, e };
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC, false);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC, true);
+	int cpu = s->tasks[3].cpu;
+	for (int i = 0; i < 2; i++) { /* a step of its own without a timer, to t + 50 us */
+		w[i]->e.acct[cpu].busy_until = t + 50000;
+		flush_ledger_busy(w[i], cpu, t + 50000);
+	}
+	assert_ptr_equal(s->cpus[cpu].ledger_mm, &s->mms[0]);
+	for (int i = 0; i < 2; i++) {
+		testsim_enter(w[i], 0, t + 10000);
+		flush_tlb_mm(&w[i]->mms[0]);
+	}
+	assert_true(s->e.acct[cpu].busy_until > t + 50000); /* the interrupt delayed it */
+	assert_int_equal(testsim_irqs(s, cpu), 7);
+	assert_ptr_equal(s->cpus[1].ledger_mm, &s->mms[0]); /* the others stay */
+	assert_receivers_equal(s, e);
+	testsim_free(e);
 }
 
 /* ---- rule 8: broadcast engines send no IPIs ----------------------------- */
@@ -291,23 +397,23 @@ static void test_arm64_range_tlbi_machine_key(void **state)
 	uint64_t a = testsim_addr(s, 0);
 
 	testsim_enter(s, 0, NSEC_PER_SEC);
-	double refill0 = s->e.acct[1].cost[COST_TLB_REFILL];
+	double refill0 = engine_cost(&s->e.acct[1], COST_TLB_REFILL);
 	flush_tlb_mm_range(mm, a, a + (256ul << 20), PAGE_SHIFT, false);
-	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] > refill0);
+	assert_true(engine_cost(&s->e.acct[1], COST_TLB_REFILL) > refill0);
 
 	s->m.arm64_tlbi_range = true;
 	testsim_enter(s, 0, 2 * NSEC_PER_SEC);
-	refill0 = s->e.acct[1].cost[COST_TLB_REFILL];
+	refill0 = engine_cost(&s->e.acct[1], COST_TLB_REFILL);
 	double wait0 = s->e.acct[0].cost[COST_FLUSH_WAIT];
 	flush_tlb_mm_range(mm, a, a + (256ul << 20), PAGE_SHIFT, false);
-	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] == refill0);
+	assert_true(engine_cost(&s->e.acct[1], COST_TLB_REFILL) == refill0);
 	/* 65536 pages: 65536 / 2 = 32768 = 1 << 15, one scale-3 range TLBI */
 	assert_true(s->e.acct[0].cost[COST_FLUSH_WAIT] - wait0 ==
 		    s->m.cost.tlbi_ns + s->m.cost.dsb_ns);
 	/* above MAX_TLBI_RANGE_PAGES (8 GiB) the whole ASID again */
 	testsim_enter(s, 0, 3 * NSEC_PER_SEC);
 	flush_tlb_mm_range(mm, a, a + (9ull << 30), PAGE_SHIFT, false);
-	assert_true(s->e.acct[1].cost[COST_TLB_REFILL] > refill0);
+	assert_true(engine_cost(&s->e.acct[1], COST_TLB_REFILL) > refill0);
 }
 
 /* ---- rule 11: a nested gather finishes with a full flush ---------------- */
@@ -338,7 +444,7 @@ static void test_nested_gather_finishes_with_full_flush(void **state)
 	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 0);
 	assert_int_equal(ev(s, 0, NR_TLB_REMOTE_FLUSH), 1);
 	for (int c = 1; c < 4; c++)
-		assert_int_equal(s->cpus[c].irq_tlb_count, 1); /* the lazy CPU 3 too */
+		assert_int_equal(testsim_irqs(s, c), 1); /* the lazy CPU 3 too */
 	assert_null(s->cpus[3].loaded_mm);                 /* it switched to init_mm */
 	assert_int_equal(mm->tlb_flush_pending, 1);
 
@@ -362,9 +468,9 @@ static void test_lone_gather_flushes_one_page(void **state)
 
 	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ONE), 1);
 	assert_int_equal(ev(s, 0, NR_TLB_LOCAL_FLUSH_ALL), 0);
-	assert_int_equal(s->cpus[1].irq_tlb_count, 1);
-	assert_int_equal(s->cpus[2].irq_tlb_count, 1);
-	assert_int_equal(s->cpus[3].irq_tlb_count, 0); /* lazy: skipped */
+	assert_int_equal(testsim_irqs(s, 1), 1);
+	assert_int_equal(testsim_irqs(s, 2), 1);
+	assert_int_equal(testsim_irqs(s, 3), 0); /* lazy: skipped */
 	assert_ptr_equal(s->cpus[3].loaded_mm, mm);
 	assert_int_equal(mm->tlb_flush_pending, 0);
 }
@@ -381,6 +487,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_flush_two_pages_counts_local_flush_one_per_page, testsim_teardown),
 		cmocka_unit_test_teardown(test_receiver_counts_ipi_even_when_tlb_gen_current, testsim_teardown),
 		cmocka_unit_test_teardown(test_receiver_behind_tlb_gen_refills, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_members_settle_to_the_one_by_one_state, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_entering_the_kernel_leaves_settled, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_busy_leaves_for_a_round_that_delays_it, testsim_teardown),
 		cmocka_unit_test_teardown(test_x86_ipi_flush_interrupts_other_cpus, testsim_teardown),
 		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, testsim_teardown),
 		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, testsim_teardown),

@@ -240,6 +240,21 @@ struct ubc_mark {
 
 struct sim;
 
+/* The simulator's ledger of the x86 IPI rounds for this mm's members: CPUs
+ * running it whose flush_tlb_func would do the same for every round
+ * (arch/x86/mm/tlb.c).  A member's receiver state is the ledger's: its
+ * interrupt count and fixed-point costs grow by the sums' growth since it
+ * last settled, its loaded_gen and last_full_flush are the ledger's. */
+struct flush_ledger {
+	struct cpumask members;
+	int nr_members;
+	uint64_t rounds;               /* rounds its members received */
+	int64_t recv, refill;          /* their costs to each member, summed (engine_fx) */
+	uint64_t gen;                  /* a member's loaded_gen ... */
+	uint64_t last_full;            /* ... and last_full_flush */
+	uint64_t busy_max;             /* no member's busy_until is later */
+};
+
 struct mm_struct {
 	struct sim *sim;
 	int id;
@@ -263,6 +278,7 @@ struct mm_struct {
 	struct vm_area_struct *scan_vma; /* chunk being scanned, if a gather is open */
 	uint64_t scan_chunk_start, scan_chunk_end;
 	uint64_t nr_threads;
+	struct flush_ledger rx_ledger;
 };
 
 /* ---- mmu_gather (include/asm-generic/tlb.h) ------------------------------ */

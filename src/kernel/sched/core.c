@@ -163,6 +163,7 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 	/* its slice's faults drawn in bulk, before its CPU time is settled
 	 * (they thin with the interrupt share the settling replaces) */
 	task_bulk_catch_up(s, p, now, true);
+	flush_ledger_leave(s, cpu); /* its CPU time is read, then it leaves */
 	workload_account_task(s, p, now);
 	p->sum_exec_runtime += now - p->exec_start;
 	s->node_run_ns[cpu_to_node(s, cpu)] += (double)(now - p->exec_start);
@@ -213,6 +214,7 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 		enter_lazy_tlb(s, cpu);
 		return;
 	}
+	flush_ledger_leave(s, cpu);
 	double refill = switch_refill_ns(s, cpu, next, now);
 	c->curr = next;
 	next->state = TASK_ON_CPU;
@@ -221,8 +223,7 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 	next->acct_from = now;
 	a->work_timer = act_timer_id(s, next->idx);
 	a->in_kernel = false;
-	a->busy_at_account = a->busy_ns;
-	a->stolen_at_account = a->stolen_ns;
+	engine_account_mark(a);
 	switch_mm_irqs_off(s, cpu, next->mm, now);
 	double ns = 0;
 	s->st.context_switches += cost;

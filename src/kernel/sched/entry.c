@@ -66,6 +66,7 @@ void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_st
 		/* nothing happens on the way out: no event, just busy until then */
 		task_set_act(s, p, ACT_USER);
 		s->e.acct[p->cpu].busy_until = sim_now(s);
+		flush_ledger_busy(s, p->cpu, sim_now(s));
 	}
 }
 
@@ -107,6 +108,7 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 	} else {
 		task_set_act(s, p, ACT_USER);
 		s->e.acct[p->cpu].busy_until = sim_now(s);
+		flush_ledger_busy(s, p->cpu, sim_now(s));
 	}
 }
 

@@ -133,8 +133,10 @@ void user_touch_bulk_recheck(struct sim *s, uint64_t now);
 static inline void task_set_act(struct sim *s, struct task_struct *p, enum task_activity act)
 {
 	/* its slice's faults in bulk stop as it enters the kernel (user.c) */
-	if (act != ACT_USER)
+	if (act != ACT_USER) {
 		task_bulk_catch_up(s, p, s->e.t0, true);
+		flush_ledger_leave(s, p->cpu); /* its IPIs now delay the path */
+	}
 	p->act = act;
 	s->e.acct[p->cpu].in_kernel = act != ACT_USER;
 }

@@ -310,8 +310,10 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	a->busy_ns = busy;
 	tm->ctr[g] = r.ctr;
 	tm->bulk_from[g] = t > upto ? t : upto;
-	if (busy_end > a->busy_until)
+	if (busy_end > a->busy_until) {
+		flush_ledger_busy(s, p->cpu, busy_end);
 		a->busy_until = busy_end;
+	}
 	s->st.hint_faults_lost += lost;
 	if (!n)
 		return;

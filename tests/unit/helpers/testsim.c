@@ -91,14 +91,21 @@ uint64_t testsim_addr(struct sim *s, uint64_t page)
 
 unsigned long long testsim_event(struct sim *s, enum vm_event_item item)
 {
+	flush_ledger_settle_all(s);
 	return vm_event_sum(s, item);
+}
+
+unsigned long long testsim_irqs(struct sim *s, int cpu)
+{
+	flush_ledger_settle_all(s);
+	return s->cpus[cpu].irq_tlb_count;
 }
 
 unsigned long long testsim_tlb_irqs(struct sim *s)
 {
 	unsigned long long n = 0;
 	for (int c = 0; c < s->m.nr_cpus; c++)
-		n += s->cpus[c].irq_tlb_count;
+		n += testsim_irqs(s, c);
 	return n;
 }
 

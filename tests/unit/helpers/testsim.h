@@ -21,6 +21,9 @@ struct vm_area_struct *testsim_vma(struct sim *s);
 pte_t *testsim_pte(struct sim *s, uint64_t page);
 uint64_t testsim_addr(struct sim *s, uint64_t page);
 unsigned long long testsim_event(struct sim *s, enum vm_event_item item);
+/* TLB interrupts of @cpu, and of all: the round ledgers settled first
+ * (arch/x86/mm/tlb.c), as a run does before it reads them. */
+unsigned long long testsim_irqs(struct sim *s, int cpu);
 unsigned long long testsim_tlb_irqs(struct sim *s);
 /* cmocka fixture helpers: a world kept in *state, freed by the teardown. */
 struct sim *testsim_mk(void **state, const char *kernel, enum flush_engine engine);

@@ -86,6 +86,7 @@ struct flush_round {
 	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
 	double handler;               /* a receiver's interrupt */
 	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
+	int64_t recv_none_fx, recv_range_fx, recv_full_fx, refill_fx; /* engine_fx of each */
 	uint64_t now;
 };
 
@@ -105,21 +106,25 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 	r.recv_none = handler + 0.0;
 	r.recv_range = handler + r.range_ns;
 	r.recv_full = handler + r.cr3_flush_ns;
+	r.recv_none_fx = engine_fx(r.recv_none);
+	r.recv_range_fx = engine_fx(r.recv_range);
+	r.recv_full_fx = engine_fx(r.recv_full);
+	r.refill_fx = engine_fx(r.refill_ns);
 	return r;
 }
 
 /* The end of flush_tlb_func on @c (account @a): the initiator (@local)
  * charges itself the flush's @cost; a receiver's @recv, the handler plus
- * that cost, is stolen from its thread.  A receiver is never the running
- * step's CPU: nothing of it is charged. */
+ * that cost (@recv_fx in fixed point), is stolen from its thread.  A
+ * receiver is never the running step's CPU: nothing of it is charged. */
 static inline __attribute__((always_inline)) void
 flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a, bool local,
-		    double cost, double recv, uint64_t now)
+		    double cost, double recv, int64_t recv_fx, uint64_t now)
 {
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
 	else
-		engine_steal_irq_other(&s->e, a, c->curr != NULL, recv, now);
+		engine_steal_irq_other(&s->e, a, c->curr != NULL, recv, recv_fx, now);
 }
 
 /* flush_tlb_func: runs on every targeted CPU, the initiator included
@@ -144,6 +149,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	const bool range = batch ? false : r->range;
 	const uint64_t now = r->now;
 	double cost, recv;
+	int64_t recv_fx;
 
 	if (!local) /* and NR_TLB_REMOTE_FLUSH_RECEIVED: vm_event_cpu */
 		c->irq_tlb_count++;
@@ -187,6 +193,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	if (range && new_tlb_gen == c->loaded_gen + 1 && new_tlb_gen == mm_gen) {
 		cost = r->range_ns;
 		recv = r->recv_range;
+		recv_fx = r->recv_range_fx;
 		pages = (long)r->nr;
 		if (local)
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ONE] += r->nr;
@@ -195,10 +202,14 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	} else {
 		cost = r->cr3_flush_ns;
 		recv = r->recv_full;
+		recv_fx = r->recv_full_fx;
 		pages = -1;
-		if (local)
+		if (local) {
 			c->vm_events[NR_TLB_LOCAL_FLUSH_ALL]++;
-		tlb_refill_acct(c, &r->acct[cpu], now, r->refill_ns);
+			tlb_refill_acct(c, &r->acct[cpu], now, r->refill_ns);
+		} else {
+			tlb_refill_acct_rx(c, &r->acct[cpu], now, r->refill_ns, r->refill_fx);
+		}
 		if (general && r->oracle)
 			oracle_drop_mm(s, cpu, loaded, "flush_tlb_func: full flush");
 	}
@@ -209,17 +220,167 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 				 : TLB_REMOTE_SHOOTDOWN, pages, 0, 0);
 	/* each outcome ends on its own, with its time a constant of the
 	 * round where this is inlined */
-	flush_tlb_func_done(s, c, &r->acct[cpu], local, cost, recv, now);
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, cost, recv, recv_fx, now);
 	return;
 out:
-	flush_tlb_func_done(s, c, &r->acct[cpu], local, 0, r->recv_none, now);
+	flush_tlb_func_done(s, c, &r->acct[cpu], local, 0, r->recv_none, r->recv_none_fx, now);
 }
 
 static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
 			   double handler, uint64_t now)
 {
+	flush_ledger_leave(s, cpu);
 	struct flush_round r = flush_round(s, f, handler, now);
 	flush_tlb_func_on(s, cpu, &r, cpu == f->initiating_cpu, true, !f->mm, false);
+}
+
+/* ---- the round ledger (the simulator's own) ------------------------------
+ *
+ * A round's receivers are mostly alike: awake, running the flushed mm in
+ * user mode with no step of theirs to delay, their TLB as far behind as
+ * the others'.  flush_tlb_func does the same to each: one more interrupt,
+ * the same costs stolen, the same generation and (full flush) refill
+ * start.  So such a CPU, once a round has handled it, joins its mm's
+ * ledger, and the rounds after it add to the ledger once instead of to
+ * each member; a member takes what it missed (ledger_settle) when it
+ * leaves (flush_ledger_leave: before anything changes what a round would
+ * do to it or touches that state) or when its state is read
+ * (flush_ledger_settle_all: the accounting tick, the end of the run).
+ * The costs are the receivers' fixed-point sums (sim/engine.h), so the
+ * settled state is what the rounds one by one would have left.  Not with
+ * the oracle, the trace or global ASIDs (the general rounds), which look
+ * at each receiver. */
+
+static void ledger_settle(struct sim *s, int cpu)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	struct cpu_acct *a = &s->e.acct[cpu];
+	const struct flush_ledger *l = &c->ledger_mm->rx_ledger;
+	c->irq_tlb_count += l->rounds - c->ledger_rounds;
+	a->rx_ipi += l->recv - c->ledger_recv;
+	a->rx_refill += l->refill - c->ledger_refill;
+	c->loaded_gen = l->gen;
+	c->last_full_flush = l->last_full;
+	c->ledger_rounds = l->rounds;
+	c->ledger_recv = l->recv;
+	c->ledger_refill = l->refill;
+}
+
+void flush_ledger_leave_slow(struct sim *s, int cpu)
+{
+	struct cpu_state *c = &s->cpus[cpu];
+	struct flush_ledger *l = &c->ledger_mm->rx_ledger;
+	ledger_settle(s, cpu);
+	cpumask_clear_cpu(cpu, &l->members);
+	cpumask_clear_cpu(cpu, &s->ledger_cpus);
+	l->nr_members--;
+	c->ledger_mm = NULL;
+}
+
+void flush_ledger_settle_all(struct sim *s)
+{
+	int cpu;
+	for_each_cpu(cpu, &s->ledger_cpus)
+		ledger_settle(s, cpu);
+}
+
+static void ledger_leave_all(struct sim *s)
+{
+	int cpu;
+	for_each_cpu(cpu, &s->ledger_cpus)
+		flush_ledger_leave_slow(s, cpu);
+}
+
+/* The members of @l with work in flight at @now leave (a round then
+ * delays it); busy_max is the others' latest. */
+static void ledger_leave_busy(struct sim *s, struct flush_ledger *l, uint64_t now)
+{
+	uint64_t max = 0;
+	for (int w = 0; w < nr_cpu_words; w++)
+		for (uint64_t b = l->members.bits[w]; b; b &= b - 1) {
+			int cpu = w * 64 + __builtin_ctzll(b);
+			uint64_t until = s->e.acct[cpu].busy_until;
+			if (until > now)
+				flush_ledger_leave_slow(s, cpu);
+			else if (until > max)
+				max = until;
+		}
+	l->busy_max = max;
+}
+
+/* After a round handled @cpu: it joins its mm's ledger if later rounds
+ * would do to it what they do to the members: awake on the mm, in user
+ * mode with no work in flight (a round delays none), as far behind. */
+static inline void ledger_try_join(struct sim *s, int cpu, const struct flush_round *r)
+{
+	struct cpu_state *c = &r->cpus[cpu];
+	const struct cpu_acct *a = &r->acct[cpu];
+	struct mm_struct *mm = c->loaded_mm;
+	if (!mm || c->is_lazy || a->in_kernel || a->busy_until > r->now ||
+	    !cpumask_test_cpu(cpu, &mm->cpumask))
+		return;
+	struct flush_ledger *l = &mm->rx_ledger;
+	if (!l->nr_members) {
+		l->gen = c->loaded_gen;
+		l->last_full = c->last_full_flush;
+		l->busy_max = a->busy_until;
+	} else if (l->gen != c->loaded_gen || l->last_full != c->last_full_flush) {
+		return; /* not as far behind as the members */
+	}
+	if (a->busy_until > l->busy_max) /* a later round may come at an earlier time */
+		l->busy_max = a->busy_until;
+	l->nr_members++;
+	cpumask_set_cpu(cpu, &l->members);
+	cpumask_set_cpu(cpu, &s->ledger_cpus);
+	c->ledger_mm = mm;
+	c->ledger_rounds = l->rounds;
+	c->ledger_recv = l->recv;
+	c->ledger_refill = l->refill;
+}
+
+/* Round @r reaches @mm's members through @mask: those it misses leave;
+ * the others' flush_tlb_func (its outcome the same for all: they share
+ * loaded_gen) is the ledger's.  @batch: arch_tlbbatch_flush's round. */
+static void ledger_round(struct sim *s, struct mm_struct *mm, const struct flush_round *r,
+			 const struct cpumask *mask, bool batch)
+{
+	struct flush_ledger *l = &mm->rx_ledger;
+	for (int w = 0; w < nr_cpu_words; w++)
+		for (uint64_t b = l->members.bits[w] & ~mask->bits[w]; b; b &= b - 1)
+			flush_ledger_leave_slow(s, w * 64 + __builtin_ctzll(b));
+	if (r->now < l->busy_max)
+		ledger_leave_busy(s, l, r->now);
+	if (!l->nr_members)
+		return;
+	l->rounds++;
+	if ((!batch && r->new_tlb_gen <= l->gen) || l->gen == mm->tlb_gen) {
+		l->recv += r->recv_none_fx;
+		return;
+	}
+	if (!batch && r->range && r->new_tlb_gen == l->gen + 1 && r->new_tlb_gen == mm->tlb_gen) {
+		l->recv += r->recv_range_fx;
+	} else {
+		l->recv += r->recv_full_fx;
+		l->refill += tlb_refill_fx(r->now - l->last_full, r->refill_ns, r->refill_fx);
+		l->last_full = r->now;
+	}
+	l->gen = mm->tlb_gen;
+}
+
+/* Record round @r in the ledgers it reaches: @mm's, or every one for a
+ * batch (@mm NULL).  Returns the CPUs it leaves to the ledgers. */
+static const struct cpumask *ledger_rounds(struct sim *s, struct mm_struct *mm,
+					   const struct flush_round *r, const struct cpumask *mask)
+{
+	if (mm) {
+		if (mm->rx_ledger.nr_members)
+			ledger_round(s, mm, r, mask, false);
+		return &mm->rx_ledger.members;
+	}
+	for (int i = 0; i < s->nr_mms; i++)
+		if (s->mms[i].rx_ledger.nr_members)
+			ledger_round(s, &s->mms[i], r, mask, true);
+	return &s->ledger_cpus;
 }
 
 /* The on_each_cpu_cond_mask() filter: tlb_is_not_lazy before v6.14;
@@ -248,10 +409,14 @@ static bool should_trim_cpumask(struct sim *s, struct mm_struct *mm)
 /* The receivers of a round, in CPU order (@self, the initiator, left out).
  * Each word of the mask is read once, before its CPUs are handled: a
  * receiver may clear its own bit of the mask being walked.  Returns the
- * number of IPIs sent.  @general, @batch: as for flush_tlb_func_on. */
+ * number of IPIs sent.  @general, @batch: as for flush_tlb_func_on.
+ * @ledger: the CPUs whose handling the ledgers did (none if @general);
+ * the others are handled here, one by one, leaving any other ledger
+ * first, and join theirs if they may. */
 static inline __attribute__((always_inline)) int
 flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_round *r,
-		int self, bool all, bool any_mm, bool general, bool batch)
+		int self, bool all, bool any_mm, bool general, bool batch,
+		const struct cpumask *ledger)
 {
 	int nr_ipis = 0;
 	for (int w = 0; w < nr_cpu_words; w++) {
@@ -261,6 +426,8 @@ flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_ro
 		/* counted as sent, less those filtered out: the common
 		 * receiver then keeps no count of its own */
 		nr_ipis += __builtin_popcountll(b);
+		if (!general)
+			b &= ~ledger->bits[w];
 		/* the word's CPUs, addressed from their first: one add each */
 		struct cpu_state *cw = r->cpus + w * 64;
 		for (; b; b &= b - 1) {
@@ -270,10 +437,14 @@ flush_receivers(struct sim *s, const struct cpumask *mask, const struct flush_ro
 				nr_ipis--;
 				continue;
 			}
+			if (!general)
+				flush_ledger_leave(s, cpu);
 			if (all)
 				flush_tlb_func_on(s, cpu, r, false, general, batch, false);
 			else /* should_flush_tlb saw it awake */
 				flush_tlb_func_on(s, cpu, r, false, general, batch, true);
+			if (!general)
+				ledger_try_join(s, cpu, r);
 		}
 	}
 	return nr_ipis;
@@ -303,14 +474,23 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	 * round runs it for up to every CPU, and apart for each common round
 	 * (no oracle or trace to call, no global ASIDs): a batch, and an mm's
 	 * flush to its awake CPUs or (freed page tables) to all */
-	if (r.oracle || r.trace || r.global_asids)
-		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, batch);
-	else if (batch)
-		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true);
-	else if (all)
-		nr_ipis = flush_receivers(s, mask, &r, self, true, any_mm, false, false);
-	else
-		nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, false);
+	flush_ledger_leave(s, self); /* its own flush comes last */
+	if (r.oracle || r.trace || r.global_asids) {
+		if (!cpumask_empty(&s->ledger_cpus))
+			ledger_leave_all(s);
+		nr_ipis = flush_receivers(s, mask, &r, self, all, any_mm, true, batch, NULL);
+	} else {
+		const struct cpumask *ledger = ledger_rounds(s, f->mm, &r, mask);
+		if (batch)
+			nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, true,
+						  ledger);
+		else if (all)
+			nr_ipis = flush_receivers(s, mask, &r, self, true, any_mm, false, false,
+						  ledger);
+		else
+			nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, false,
+						  ledger);
+	}
 	if (nr_ipis)
 		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
 					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
@@ -342,6 +522,7 @@ static void broadcast_tlb_flush(struct sim *s, const struct flush_tlb_info *f)
 		struct cpu_state *c = &s->cpus[cpu];
 		if (c->loaded_mm != f->mm)
 			continue;
+		flush_ledger_leave(s, cpu); /* (none is in one with INVLPGB in use) */
 		if (full)
 			tlb_full_flush_refill(s, cpu);
 		c->loaded_gen = f->mm->tlb_gen;
@@ -444,6 +625,7 @@ static int choose_new_asid(struct cpu_state *c, struct mm_struct *next, bool *ne
  * has one, flushing only if its generation is old. */
 void x86_switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint64_t now)
 {
+	flush_ledger_leave(s, cpu);
 	struct cpu_state *c = &s->cpus[cpu];
 	struct mm_struct *prev = c->loaded_mm;
 	bool was_lazy = c->is_lazy, need_flush = false;
@@ -490,6 +672,7 @@ void x86_switch_mm_irqs_off(struct sim *s, int cpu, struct mm_struct *next, uint
 /* enter_lazy_tlb: idle keeps the user mm loaded, lazily. */
 void x86_enter_lazy_tlb(struct sim *s, int cpu)
 {
+	flush_ledger_leave(s, cpu);
 	struct cpu_state *c = &s->cpus[cpu];
 	if (c->loaded_mm)
 		c->is_lazy = true;
