@@ -654,9 +654,30 @@ static int build_groups(struct sim *s);
  * solution: q <- max(1, q * demand / capacity) converges monotonically,
  * since a task's demand falls as its stretched latency grows. */
 
+/* Whether no node's or link's demand can reach its capacity: the
+ * stretches are 1, and each thread's traffic is at most 1e9 / op_ns *
+ * bytes_per_op on any one node or across the link, with op_ns at least
+ * cpu_ns_per_op (its latency is not negative).  If all the threads at that
+ * pace, every byte on one node, stay below each capacity (with a margin
+ * far beyond the sums' rounding), the solve could only leave the
+ * stretches at 1 and change nothing, so it need not run.  (The seed's 384
+ * threads could ask at most 246 GB/s of 400.) */
+static bool bandwidth_unreachable(const struct sim *s)
+{
+	double cpu = s->w.p.cpu_ns_per_op;
+	if (!(cpu > 0) || s->w.link_q != 1)
+		return false;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		if (s->w.mem_q[n] != 1)
+			return false;
+	double most = (double)s->nr_tasks * (1e9 / cpu * s->w.p.bytes_per_op) * (1 + 1e-6);
+	return (s->m.mem_bw_gbs <= 0 || most < s->m.mem_bw_gbs * 1e9) &&
+	       (s->m.link_bw_gbs <= 0 || most < s->m.link_bw_gbs * 1e9);
+}
+
 static bool bandwidth_limited(const struct sim *s)
 {
-	return s->m.mem_bw_gbs > 0 || s->m.link_bw_gbs > 0;
+	return (s->m.mem_bw_gbs > 0 || s->m.link_bw_gbs > 0) && !bandwidth_unreachable(s);
 }
 
 /* Task @t's bytes per second on each node and across the sockets, at

@@ -40,6 +40,26 @@ static void test_below_capacity_changes_nothing(void **state)
 		assert_true(s->w.task_rate[i] == free_rate[i]);
 }
 
+/* The solve runs only where the threads could reach a capacity: all of
+ * them at their compute speed (op_ns = cpu_ns_per_op) on one node. */
+static void test_roofline_solved_only_when_reachable(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	double most = s->nr_tasks * 1e9 / s->w.p.cpu_ns_per_op * s->w.p.bytes_per_op;
+	for (int link = 0; link < 2; link++) {
+		double *cap = link ? &s->m.link_bw_gbs : &s->m.mem_bw_gbs;
+		s->m.mem_bw_gbs = s->m.link_bw_gbs = 0;
+		*cap = 1.001 * most / 1e9;
+		s->w.demand_valid = false;
+		workload_account(s, (uint64_t)(4 * link + 1) * NSEC_PER_MSEC);
+		assert_false(s->w.demand_valid); /* not solved: it could not bind */
+		*cap = 0.999 * most / 1e9;
+		workload_account(s, (uint64_t)(4 * link + 2) * NSEC_PER_MSEC);
+		assert_true(s->w.demand_valid); /* solved ... */
+		assert_true(s->w.mem_q[0] == 1.0 && s->w.link_q == 1.0); /* ... below it still */
+	}
+}
+
 static void test_above_capacity_demand_meets_it(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
@@ -97,6 +117,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_below_capacity_changes_nothing, testsim_teardown),
+		cmocka_unit_test_teardown(test_roofline_solved_only_when_reachable, testsim_teardown),
 		cmocka_unit_test_teardown(test_above_capacity_demand_meets_it, testsim_teardown),
 		cmocka_unit_test_teardown(test_link_limits_remote_traffic, testsim_teardown),
 	};

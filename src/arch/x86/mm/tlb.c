@@ -226,6 +226,8 @@ out:
 	flush_tlb_func_done(s, c, &r->acct[cpu], local, 0, r->recv_none, r->recv_none_fx, now);
 }
 
+/* flush_tlb_func on the initiating CPU (its own flush, after a round or
+ * alone); the CPU leaves its round ledger first (the simulator's). */
 static void flush_tlb_func(struct sim *s, int cpu, const struct flush_tlb_info *f,
 			   double handler, uint64_t now)
 {
