@@ -154,6 +154,7 @@ struct sim {
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */
 	struct cpumask ledger_cpus;       /* CPUs in an mm's round ledger (arch/x86/mm/tlb.c) */
+	bool no_ledger;                   /* NUMASIM_LEDGER=0: no CPU joins one (a test's check) */
 	struct timeseries *ts;            /* per-second series, always kept */
 	double *node_run_ns;              /* per node: CPU time the tasks ran there */
 	double *task_node_run_ns;         /* [task][node]: the same per task */

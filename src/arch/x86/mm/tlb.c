@@ -318,7 +318,7 @@ static inline void ledger_try_join(struct sim *s, int cpu, const struct flush_ro
 	struct cpu_state *c = &r->cpus[cpu];
 	const struct cpu_acct *a = &r->acct[cpu];
 	struct mm_struct *mm = c->loaded_mm;
-	if (!mm || c->is_lazy || a->in_kernel || a->busy_until > r->now ||
+	if (!mm || s->no_ledger || c->is_lazy || a->in_kernel || a->busy_until > r->now ||
 	    !cpumask_test_cpu(cpu, &mm->cpumask))
 		return;
 	struct flush_ledger *l = &mm->rx_ledger;
