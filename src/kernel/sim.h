@@ -55,7 +55,7 @@ struct cpu_state {
 	uint64_t asid_gen[TLB_NR_DYN_ASIDS];       /* ... and its tlb_gen */
 	uint64_t vm_events[NR_VM_EVENT_ITEMS];
 	uint64_t ledger_rounds;       /* its ledger's sums when it last settled */
-	int64_t ledger_recv, ledger_refill;
+	engine_fx_t ledger_recv, ledger_refill;
 };
 _Static_assert(offsetof(struct cpu_state, ledger_mm) < 64, "a flush receiver's TLB state in one line");
 
@@ -284,13 +284,13 @@ static inline void tlb_refill_acct(struct cpu_state *c, struct cpu_acct *a, uint
 /* The refill after a full flush at @now, @since ns after the CPU's last
  * one, as tlb_refill_acct caps it, in the receivers' fixed point
  * (@full_fx: engine_fx(@full)). */
-static inline int64_t tlb_refill_fx(uint64_t since, double full, int64_t full_fx)
+static inline engine_fx_t tlb_refill_fx(uint64_t since, double full, engine_fx_t full_fx)
 {
-	return (double)since < full ? (int64_t)since * (int64_t)ENGINE_FX_ONE : full_fx;
+	return (double)since < full ? (engine_fx_t)since * (engine_fx_t)ENGINE_FX_ONE : full_fx;
 }
 /* tlb_refill_acct for an IPI round's receiver: to its fixed-point sum. */
 static inline void tlb_refill_acct_rx(struct cpu_state *c, struct cpu_acct *a, uint64_t now,
-				      double full, int64_t full_fx)
+				      double full, engine_fx_t full_fx)
 {
 	a->rx_refill += tlb_refill_fx(now - c->last_full_flush, full, full_fx);
 	c->last_full_flush = now;

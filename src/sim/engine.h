@@ -45,7 +45,7 @@ extern const char *const cost_cause_names[NR_COST_CAUSES];
  *
  * An IPI round's receivers add the same few costs to every receiver's
  * account: those go to two integer sums in fixed point (1/65536 ns; see
- * engine_fx), so that sums of any grouping are the same number -- the
+ * engine_fx_t), so that sums of any grouping are the same number -- the
  * kernel's flush_tlb_func charges can then be settled later in one
  * addition per CPU (arch/x86/mm/tlb.c, the round ledger) with the same
  * result as one by one.  busy_ns, stolen_ns and cost[] hold the rest;
@@ -53,37 +53,48 @@ extern const char *const cost_cause_names[NR_COST_CAUSES];
  * What a receiver reads and writes is one cache line (the array is
  * 64-byte aligned); the snapshots for accounting and the running step's
  * causes are in the others. */
+/* Fixed point for the receivers' sums: units of 2^-16 ns, 128 bits wide, so
+ * that no cost the input accepts can overflow one (a receiver's round costs
+ * at most about 2^86 units -- a 2^30-page range at 1e12 ns a page -- and a
+ * run would need 2^40 such rounds).  A cost rounds to the nearest unit
+ * (under 8e-6 ns off), the same for every receiver of a round. */
+__extension__ typedef __int128 engine_fx_t;
+#define ENGINE_FX_ONE 65536.0
+static inline engine_fx_t engine_fx(double ns)
+{
+	return (engine_fx_t)(ns * ENGINE_FX_ONE + 0.5);
+}
+/* In ns; through int64_t (one instruction) where the value fits, as the
+ * differences the accounting takes do but with absurd costs (the wide
+ * conversion is a library call, kept out of line). */
+__attribute__((cold, noinline)) double engine_fx_ns_wide(engine_fx_t fx);
+static inline double engine_fx_ns(engine_fx_t fx)
+{
+	int64_t low = (int64_t)fx; /* the value, if it fits */
+	if (__builtin_expect(low == fx, 1))
+		return (double)low * (1.0 / ENGINE_FX_ONE);
+	return engine_fx_ns_wide(fx);
+}
+
 struct cpu_acct {
 	_Alignas(64) double busy_at_account; /* engine_busy_ns at the last throughput update... */
 	double stolen_at_account;     /* ... and engine_stolen_ns, as their parts: */
-	int64_t rx_busy_at_account;   /* the receivers' part of each */
-	int64_t rx_stolen_at_account;
-	double cost[NR_COST_CAUSES];  /* ns, less the receivers' (rx_ipi, rx_refill) */
+	engine_fx_t rx_busy_at_account; /* the receivers' part of each */
+	engine_fx_t rx_stolen_at_account;
 	double busy_ns;               /* all non-user time so far, less the receivers' */
 	double stolen_ns;             /* of busy_ns: interrupt handling */
-	/* a flush receiver's line */
-	_Alignas(64) int64_t rx_ipi;  /* receivers' interrupt and flush time, fixed point */
-	int64_t rx_refill;            /* refill walks after a receiver's full flush, fixed point */
+	double cost[NR_COST_CAUSES];  /* ns, less the receivers' (rx_ipi, rx_refill) */
+	/* the line a flush receiver reads and writes: */
+	engine_fx_t rx_ipi;           /* receivers' interrupt and flush time */
+	engine_fx_t rx_refill;        /* refill walks after a receiver's full flush */
 	uint64_t busy_until;          /* user mode: a timerless step ends here */
 	uint32_t work_timer;          /* timer of that path's next step */
 	bool in_kernel;               /* its task is in a kernel path */
 };
-_Static_assert(sizeof(struct cpu_acct) == 192 && offsetof(struct cpu_acct, rx_ipi) == 128 &&
-		       offsetof(struct cpu_acct, in_kernel) < 192,
-	       "a flush receiver's accounting in one cache line");
-
-/* Fixed point for the receivers' sums: 2^-16 ns.  A CPU's sums reach 2^63
- * after 39 hours of interrupt time; a cost rounds to the nearest unit
- * (under 8e-6 ns off), the same for every receiver of a round. */
-#define ENGINE_FX_ONE 65536.0
-static inline int64_t engine_fx(double ns)
-{
-	return (int64_t)(ns * ENGINE_FX_ONE + 0.5);
-}
-static inline double engine_fx_ns(int64_t fx)
-{
-	return (double)fx * (1.0 / ENGINE_FX_ONE);
-}
+_Static_assert(sizeof(struct cpu_acct) == 192 && offsetof(struct cpu_acct, busy_ns) < 64 &&
+		       offsetof(struct cpu_acct, rx_ipi) / 64 == 2 &&
+		       offsetof(struct cpu_acct, in_kernel) / 64 == 2,
+	       "the accounting's snapshots and sums in one cache line, a flush receiver's in another");
 
 /* The account's totals: the doubles plus the receivers' fixed-point part. */
 static inline double engine_busy_ns(const struct cpu_acct *a)
@@ -106,7 +117,7 @@ static inline double engine_cost(const struct cpu_acct *a, int cause)
  * takes: the parts apart, so that the fixed-point part is exact. */
 static inline void engine_account_delta(struct cpu_acct *a, double *busy, double *stolen)
 {
-	int64_t rx_busy = a->rx_ipi + a->rx_refill;
+	engine_fx_t rx_busy = a->rx_ipi + a->rx_refill;
 	*busy = (a->busy_ns - a->busy_at_account) + engine_fx_ns(rx_busy - a->rx_busy_at_account);
 	*stolen = (a->stolen_ns - a->stolen_at_account) +
 		  engine_fx_ns(a->rx_ipi - a->rx_stolen_at_account);
@@ -202,7 +213,7 @@ static inline void engine_delay(struct engine *e, int cpu, double ns, uint64_t n
  * task runs there), by its account @a.  The delay is converted to whole ns
  * only where there is work to delay, which few receivers have. */
 static inline void engine_steal_irq_other(struct engine *e, struct cpu_acct *a, bool running,
-					  double ns, int64_t fx, uint64_t now)
+					  double ns, engine_fx_t fx, uint64_t now)
 {
 	a->rx_ipi += fx;
 	if (running)

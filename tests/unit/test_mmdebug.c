@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "asm/tlbflush.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/mmdebug.h"
@@ -44,6 +45,50 @@ static void test_fresh_world_is_consistent(void **state)
 	const char *msg = verdict(s);
 	if (msg)
 		fail_msg("%s", msg);
+}
+
+/* Two flush rounds from CPU 0: the others join the mm's round ledger. */
+static struct sim *with_ledger(void **state)
+{
+	struct sim *s = mk(state);
+	for (int k = 0; k < 2; k++) {
+		testsim_enter(s, 0, NSEC_PER_SEC + (uint64_t)k * NSEC_PER_MSEC);
+		flush_tlb_mm(&s->mms[0]);
+	}
+	assert_ptr_equal(s->cpus[1].ledger_mm, &s->mms[0]);
+	const char *msg = verdict(s);
+	if (msg)
+		fail_msg("%s", msg);
+	return s;
+}
+
+static void test_ledger_member_in_the_kernel(void **state)
+{
+	struct sim *s = with_ledger(state);
+	s->e.acct[1].in_kernel = true; /* behind task_set_act's back */
+	assert_broken(s, "CPU 1 in mm 0's ledger would not receive its rounds alike");
+}
+
+static void test_ledger_member_busy_past_the_mark(void **state)
+{
+	struct sim *s = with_ledger(state);
+	s->e.acct[2].busy_until = s->mms[0].rx_ledger.busy_max + 1; /* no flush_ledger_busy */
+	assert_broken(s, "CPU 2 in mm 0's ledger would not receive its rounds alike");
+}
+
+static void test_ledger_members_counted(void **state)
+{
+	struct sim *s = with_ledger(state);
+	s->mms[0].rx_ledger.nr_members++;
+	assert_broken(s, "round ledger: mm 0 counts 4 members, its mask 3");
+}
+
+static void test_ledger_member_settled_out_of_step(void **state)
+{
+	struct sim *s = with_ledger(state);
+	flush_ledger_settle_all(s);
+	s->cpus[3].loaded_gen--;
+	assert_broken(s, "CPU 3, settled, is not as far behind as mm 0's ledger");
 }
 
 static void test_mapcount_against_ptes(void **state)
@@ -147,6 +192,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_fresh_world_is_consistent, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_in_the_kernel, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_busy_past_the_mark, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_members_counted, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_settled_out_of_step, testsim_teardown),
 		cmocka_unit_test_teardown(test_mapcount_against_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_protnone_bitmap_against_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_protnone_group_totals, testsim_teardown),

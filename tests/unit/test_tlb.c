@@ -163,28 +163,41 @@ static void test_receiver_behind_tlb_gen_refills(void **state)
 /* ---- the round ledger: a round's like receivers are settled later ------- */
 
 /* @n flush rounds from CPU 0 from @t0 on, 5 us and 300 us apart in turn
- * (under and over the refill's cap): full flushes, ranges of one to three
- * pages, and ranges after a generation another flush took (full for the
- * receivers).  @eager: every CPU leaves its ledger before each round, so
- * that each round handles each receiver itself.  Returns the last time. */
-static uint64_t ledger_rounds_run(struct sim *s, int n, uint64_t t0, bool eager)
+ * (under and over the refill's cap), now and then one 200 us earlier than
+ * the last (rounds of different steps are not in time order): full
+ * flushes, ranges of one to three pages, ranges after a generation another
+ * flush took (full for the receivers), and batch rounds (mm NULL).
+ * Returns the last time. */
+static uint64_t ledger_rounds_run(struct sim *s, int n, uint64_t t0)
 {
 	struct mm_struct *mm = &s->mms[0];
 	uint64_t a = testsim_addr(s, 0), t = t0;
 	for (int k = 0; k < n; k++) {
-		if (eager)
-			for (int c = 0; c < 4; c++)
-				flush_ledger_leave(s, c);
 		t += k % 2 ? 5000 : 300000;
+		if (k % 7 == 6)
+			t -= 200000 + 5000;
 		testsim_enter(s, 0, t);
 		if (k % 5 == 3)
 			mm->tlb_gen++; /* as a batched unmap's inc_mm_tlb_gen */
-		if (k % 4 == 0)
+		if (k % 6 == 5) {
+			struct arch_tlbflush_unmap_batch b = { 0 };
+			arch_tlbbatch_add_pending(&b, mm, a, a + PAGE_SIZE);
+			arch_tlbbatch_flush(s, &b);
+		} else if (k % 4 == 0) {
 			flush_tlb_mm(mm);
-		else
+		} else {
 			flush_tlb_mm_range(mm, a, a + (uint64_t)(k % 4) * PAGE_SIZE, PAGE_SHIFT, false);
+		}
 	}
 	return t;
+}
+
+/* The same world with no ledger: every round handles every receiver. */
+static struct sim *one_by_one(void)
+{
+	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	e->no_ledger = true;
+	return e;
 }
 
 static void assert_receivers_equal(struct sim *a, struct sim *b)
@@ -193,8 +206,8 @@ static void assert_receivers_equal(struct sim *a, struct sim *b)
 	flush_ledger_settle_all(b);
 	for (int c = 1; c < 4; c++) {
 		assert_int_equal(a->cpus[c].irq_tlb_count, b->cpus[c].irq_tlb_count);
-		assert_int_equal(a->e.acct[c].rx_ipi, b->e.acct[c].rx_ipi);
-		assert_int_equal(a->e.acct[c].rx_refill, b->e.acct[c].rx_refill);
+		assert_true(a->e.acct[c].rx_ipi == b->e.acct[c].rx_ipi);
+		assert_true(a->e.acct[c].rx_refill == b->e.acct[c].rx_refill);
 		assert_int_equal(a->cpus[c].loaded_gen, b->cpus[c].loaded_gen);
 		assert_int_equal(a->cpus[c].last_full_flush, b->cpus[c].last_full_flush);
 		assert_int_equal(a->e.acct[c].busy_until, b->e.acct[c].busy_until);
@@ -204,9 +217,10 @@ static void assert_receivers_equal(struct sim *a, struct sim *b)
 static void test_ledger_members_settle_to_the_one_by_one_state(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
-	ledger_rounds_run(s, 40, NSEC_PER_SEC, false);
-	ledger_rounds_run(e, 40, NSEC_PER_SEC, true);
+	struct sim *e = one_by_one();
+	ledger_rounds_run(s, 40, NSEC_PER_SEC);
+	ledger_rounds_run(e, 40, NSEC_PER_SEC);
+	assert_null(e->cpus[1].ledger_mm);
 	/* the receivers joined after the first round: the ledger did the rest */
 	for (int c = 1; c < 4; c++)
 		assert_ptr_equal(s->cpus[c].ledger_mm, &s->mms[0]);
@@ -220,10 +234,10 @@ static void test_ledger_members_settle_to_the_one_by_one_state(void **state)
 static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	struct sim *e = one_by_one();
 	struct task_struct *p = &s->tasks[2];
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC, false);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC, true);
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC);
 	testsim_enter(s, 2, t);
 	task_set_act(s, p, ACT_FAULT);
 	assert_null(s->cpus[p->cpu].ledger_mm);
@@ -235,8 +249,11 @@ static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
 	assert_int_equal(testsim_irqs(s, p->cpu), 7);
 	assert_ptr_equal(s->cpus[3].ledger_mm, &s->mms[0]);
 	task_set_act(s, p, ACT_USER);
+	testsim_enter(e, 2, t);
+	task_set_act(e, &e->tasks[2], ACT_FAULT);
 	testsim_enter(e, 0, t + 1000);
 	flush_tlb_mm(&e->mms[0]);
+	task_set_act(e, &e->tasks[2], ACT_USER);
 	assert_receivers_equal(s, e);
 	testsim_free(e);
 }
@@ -244,10 +261,10 @@ static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
 static void test_ledger_member_busy_leaves_for_a_round_that_delays_it(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = testsim_new("v7.3", FLUSH_X86_IPI);
+	struct sim *e = one_by_one();
 	struct sim *w[2] = { s, e };
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC, false);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC, true);
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC);
 	int cpu = s->tasks[3].cpu;
 	for (int i = 0; i < 2; i++) { /* a step of its own without a timer, to t + 50 us */
 		w[i]->e.acct[cpu].busy_until = t + 50000;
@@ -261,6 +278,89 @@ static void test_ledger_member_busy_leaves_for_a_round_that_delays_it(void **sta
 	assert_true(s->e.acct[cpu].busy_until > t + 50000); /* the interrupt delayed it */
 	assert_int_equal(testsim_irqs(s, cpu), 7);
 	assert_ptr_equal(s->cpus[1].ledger_mm, &s->mms[0]); /* the others stay */
+	assert_receivers_equal(s, e);
+	testsim_free(e);
+}
+
+/* One flush round from CPU 0 at @t: a one-page range, or the whole mm. */
+static void round_at(struct sim *s, uint64_t t, bool range)
+{
+	uint64_t a = testsim_addr(s, 0);
+	testsim_enter(s, 0, t);
+	if (range)
+		flush_tlb_mm_range(&s->mms[0], a, a + PAGE_SIZE, PAGE_SHIFT, false);
+	else
+		flush_tlb_mm(&s->mms[0]);
+}
+
+/* CPU 3 refilled on its own (its last full flush later than the members'):
+ * after a range round it is as far behind in generation but not in time,
+ * so it stays out, and the full round after charges its own refill. */
+static void test_ledger_joins_only_as_far_behind(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = one_by_one();
+	struct sim *w[2] = { s, e };
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	for (int i = 0; i < 2; i++) {
+		testsim_enter(w[i], 3, t + 1000);
+		tlb_full_flush_refill(w[i], 3);
+		round_at(w[i], t + 2000, true);
+	}
+	assert_null(s->cpus[3].ledger_mm);
+	assert_ptr_equal(s->cpus[1].ledger_mm, &s->mms[0]);
+	for (int i = 0; i < 2; i++)
+		round_at(w[i], t + 3000, false);
+	assert_ptr_equal(s->cpus[3].ledger_mm, &s->mms[0]); /* in step again */
+	assert_receivers_equal(s, e);
+	testsim_free(e);
+}
+
+/* A CPU joins with its last step's end behind the round's time but ahead
+ * of a later round's (rounds of different steps are not in time order):
+ * that round delays it, one by one. */
+static void test_ledger_join_keeps_a_busy_end_for_earlier_rounds(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = one_by_one();
+	struct sim *w[2] = { s, e };
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	for (int i = 0; i < 2; i++) {
+		struct task_struct *p = &w[i]->tasks[3];
+		testsim_enter(w[i], 3, t + 1000);
+		task_set_act(w[i], p, ACT_FAULT);
+		task_set_act(w[i], p, ACT_USER);
+		w[i]->e.acct[p->cpu].busy_until = t + 1800;
+		round_at(w[i], t + 2000, true);
+		round_at(w[i], t + 1500, true);
+	}
+	assert_true(s->e.acct[s->tasks[3].cpu].busy_until > t + 1800); /* delayed */
+	assert_receivers_equal(s, e);
+	testsim_free(e);
+}
+
+/* Time stolen from a member busy until later (a softirq's, by steal())
+ * delays it further: a round in that extra time delays it too. */
+static void test_ledger_member_delayed_by_a_steal_stays_busy(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct sim *e = one_by_one();
+	struct sim *w[2] = { s, e };
+	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
+	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	int cpu = s->tasks[3].cpu;
+	for (int i = 0; i < 2; i++) {
+		w[i]->e.acct[cpu].busy_until = t + 2000;
+		flush_ledger_busy(w[i], cpu, t + 2000);
+		testsim_enter(w[i], 0, t + 1000);
+		steal(w[i], cpu, COST_SCHED, 5000);
+	}
+	assert_ptr_equal(s->cpus[cpu].ledger_mm, &s->mms[0]);
+	for (int i = 0; i < 2; i++)
+		round_at(w[i], t + 4000, true);
+	assert_true(s->e.acct[cpu].busy_until > t + 7000); /* the round delayed it too */
 	assert_receivers_equal(s, e);
 	testsim_free(e);
 }
@@ -490,6 +590,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_ledger_members_settle_to_the_one_by_one_state, testsim_teardown),
 		cmocka_unit_test_teardown(test_ledger_member_entering_the_kernel_leaves_settled, testsim_teardown),
 		cmocka_unit_test_teardown(test_ledger_member_busy_leaves_for_a_round_that_delays_it, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_joins_only_as_far_behind, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_join_keeps_a_busy_end_for_earlier_rounds, testsim_teardown),
+		cmocka_unit_test_teardown(test_ledger_member_delayed_by_a_steal_stays_busy, testsim_teardown),
 		cmocka_unit_test_teardown(test_x86_ipi_flush_interrupts_other_cpus, testsim_teardown),
 		cmocka_unit_test_teardown(test_invlpgb_global_asid_flush_sends_no_ipis, testsim_teardown),
 		cmocka_unit_test_teardown(test_invlpgb_batch_flush_sends_no_ipis, testsim_teardown),

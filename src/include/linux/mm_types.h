@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "linux/cpumask.h"
+#include "sim/engine.h" /* engine_fx_t */
 
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1ul << PAGE_SHIFT)
@@ -249,7 +250,7 @@ struct flush_ledger {
 	struct cpumask members;
 	int nr_members;
 	uint64_t rounds;               /* rounds its members received */
-	int64_t recv, refill;          /* their costs to each member, summed (engine_fx) */
+	engine_fx_t recv, refill;      /* their costs to each member, summed (engine_fx_t) */
 	uint64_t gen;                  /* a member's loaded_gen ... */
 	uint64_t last_full;            /* ... and last_full_flush */
 	uint64_t busy_max;             /* no member's busy_until is later */

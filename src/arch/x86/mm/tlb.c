@@ -86,7 +86,7 @@ struct flush_round {
 	double range_ns, cr3_flush_ns, refill_ns; /* the flush's costs */
 	double handler;               /* a receiver's interrupt */
 	double recv_none, recv_range, recv_full; /* handler + cost of each outcome */
-	int64_t recv_none_fx, recv_range_fx, recv_full_fx, refill_fx; /* engine_fx of each */
+	engine_fx_t recv_none_fx, recv_range_fx, recv_full_fx, refill_fx; /* engine_fx of each */
 	uint64_t now;
 };
 
@@ -119,7 +119,7 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
  * receiver is never the running step's CPU: nothing of it is charged. */
 static inline __attribute__((always_inline)) void
 flush_tlb_func_done(struct sim *s, const struct cpu_state *c, struct cpu_acct *a, bool local,
-		    double cost, double recv, int64_t recv_fx, uint64_t now)
+		    double cost, double recv, engine_fx_t recv_fx, uint64_t now)
 {
 	if (local)
 		charge(s, COST_FLUSH_LOCAL, cost);
@@ -149,7 +149,7 @@ flush_tlb_func_on(struct sim *s, int cpu, const struct flush_round *r, bool loca
 	const bool range = batch ? false : r->range;
 	const uint64_t now = r->now;
 	double cost, recv;
-	int64_t recv_fx;
+	engine_fx_t recv_fx;
 
 	if (!local) /* and NR_TLB_REMOTE_FLUSH_RECEIVED: vm_event_cpu */
 		c->irq_tlb_count++;
