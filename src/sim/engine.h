@@ -41,6 +41,29 @@ enum cost_cause {
 };
 extern const char *const cost_cause_names[NR_COST_CAUSES];
 
+/* Fixed point for the receivers' sums: units of 2^-16 ns, 128 bits wide, so
+ * that no cost the input accepts can overflow one (a receiver's round costs
+ * at most about 2^86 units -- a 2^30-page range at 1e12 ns a page -- and a
+ * run would need 2^41 such rounds).  A cost rounds to the nearest unit
+ * (under 8e-6 ns off), the same for every receiver of a round. */
+__extension__ typedef __int128 engine_fx_t;
+#define ENGINE_FX_ONE 65536.0
+static inline engine_fx_t engine_fx(double ns)
+{
+	return (engine_fx_t)(ns * ENGINE_FX_ONE + 0.5);
+}
+/* In ns; through int64_t (one instruction) where the value fits, as the
+ * accounting's differences do unless the costs are absurd (the wide
+ * conversion is a library call, kept out of line). */
+__attribute__((cold, noinline)) double engine_fx_ns_wide(engine_fx_t fx);
+static inline double engine_fx_ns(engine_fx_t fx)
+{
+	int64_t low = (int64_t)fx; /* the value, if it fits */
+	if (__builtin_expect(low == fx, 1))
+		return (double)low * (1.0 / ENGINE_FX_ONE);
+	return engine_fx_ns_wide(fx);
+}
+
 /* One CPU's account and the work it has in flight.
  *
  * An IPI round's receivers add the same few costs to every receiver's
@@ -53,29 +76,6 @@ extern const char *const cost_cause_names[NR_COST_CAUSES];
  * What a receiver reads and writes is one cache line (the array is
  * 64-byte aligned); the snapshots for accounting and the running step's
  * causes are in the others. */
-/* Fixed point for the receivers' sums: units of 2^-16 ns, 128 bits wide, so
- * that no cost the input accepts can overflow one (a receiver's round costs
- * at most about 2^86 units -- a 2^30-page range at 1e12 ns a page -- and a
- * run would need 2^40 such rounds).  A cost rounds to the nearest unit
- * (under 8e-6 ns off), the same for every receiver of a round. */
-__extension__ typedef __int128 engine_fx_t;
-#define ENGINE_FX_ONE 65536.0
-static inline engine_fx_t engine_fx(double ns)
-{
-	return (engine_fx_t)(ns * ENGINE_FX_ONE + 0.5);
-}
-/* In ns; through int64_t (one instruction) where the value fits, as the
- * differences the accounting takes do but with absurd costs (the wide
- * conversion is a library call, kept out of line). */
-__attribute__((cold, noinline)) double engine_fx_ns_wide(engine_fx_t fx);
-static inline double engine_fx_ns(engine_fx_t fx)
-{
-	int64_t low = (int64_t)fx; /* the value, if it fits */
-	if (__builtin_expect(low == fx, 1))
-		return (double)low * (1.0 / ENGINE_FX_ONE);
-	return engine_fx_ns_wide(fx);
-}
-
 struct cpu_acct {
 	_Alignas(64) double busy_at_account; /* engine_busy_ns at the last throughput update... */
 	double stolen_at_account;     /* ... and engine_stolen_ns, as their parts: */
