@@ -40,11 +40,6 @@ void engine_free(struct engine *e)
 	e->trace = NULL;
 }
 
-double engine_fx_ns_wide(engine_fx_t fx)
-{
-	return (double)fx * (1.0 / ENGINE_FX_ONE);
-}
-
 void engine_steal(struct engine *e, int cpu, bool running, enum cost_cause c, double ns)
 {
 	struct cpu_acct *a = &e->acct[cpu];

@@ -53,15 +53,16 @@ static inline engine_fx_t engine_fx(double ns)
 	return (engine_fx_t)(ns * ENGINE_FX_ONE + 0.5);
 }
 /* In ns; through int64_t (one instruction) where the value fits, as the
- * accounting's differences do unless the costs are absurd (the wide
- * conversion is a library call, kept out of line). */
-__attribute__((cold, noinline)) double engine_fx_ns_wide(engine_fx_t fx);
+ * accounting's differences do unless the costs are absurd; else from its
+ * two halves (no library call, which would cost the callers registers). */
 static inline double engine_fx_ns(engine_fx_t fx)
 {
 	int64_t low = (int64_t)fx; /* the value, if it fits */
-	if (__builtin_expect(low == fx, 1))
-		return (double)low * (1.0 / ENGINE_FX_ONE);
-	return engine_fx_ns_wide(fx);
+	if (__builtin_expect(low != fx, 0)) {
+		double hi = (double)(int64_t)(fx >> 64), lo = (double)(int64_t)((uint64_t)fx >> 1);
+		return (hi * 18446744073709551616.0 + lo * 2 + (double)(fx & 1)) * (1.0 / ENGINE_FX_ONE);
+	}
+	return (double)low * (1.0 / ENGINE_FX_ONE);
 }
 
 /* One CPU's account and the work it has in flight.

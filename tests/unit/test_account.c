@@ -27,6 +27,23 @@ static void cfg(struct sim *s)
 	s->m.link_bw_gbs = 0.02;
 }
 
+/* The receivers' fixed-point sums in ns: exact through int64_t, and from
+ * their halves beyond it (absurd costs), within an ulp or two. */
+static void test_fixed_point_to_ns(void **state)
+{
+	(void)state;
+	assert_true(engine_fx_ns(engine_fx(1234.0)) == 1234.0);
+	assert_true(engine_fx_ns(engine_fx(0.5)) == 0.5);
+	engine_fx_t big = (engine_fx_t)1 << 80; /* past int64_t */
+	assert_true(engine_fx_ns(big) == 18446744073709551616.0); /* 2^80 / 2^16 */
+	assert_true(engine_fx_ns(-big) == -18446744073709551616.0);
+	engine_fx_t odd = big * 3 + ((engine_fx_t)0x123456789abcdefull << 8) + 1;
+	double want = ((double)3 * 18446744073709551616.0 + (double)0x123456789abcdefull / 256) *
+		      (1 + 1.5e-5 / 3.5e19); /* + 1 unit, far below an ulp */
+	double got = engine_fx_ns(odd);
+	assert_true(got > want * (1 - 4e-16) && got < want * (1 + 4e-16));
+}
+
 static void tick(struct sim *s, uint64_t ms, bool keep)
 {
 	if (!keep)
@@ -152,6 +169,7 @@ static void test_kept_rates_match_recomputed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixed_point_to_ns),
 		cmocka_unit_test(test_kept_rates_match_recomputed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
