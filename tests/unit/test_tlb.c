@@ -200,6 +200,17 @@ static struct sim *one_by_one(void)
 	return e;
 }
 
+/* The world in *state and its twin with no ledger (w[0], w[1]), both after
+ * @n rounds of ledger_rounds_run; returns the last round's time. */
+static uint64_t ledger_pair(void **state, int n, struct sim *w[2])
+{
+	w[0] = mk(state, "v7.3", FLUSH_X86_IPI);
+	w[1] = one_by_one();
+	uint64_t t = ledger_rounds_run(w[0], n, NSEC_PER_SEC);
+	ledger_rounds_run(w[1], n, NSEC_PER_SEC);
+	return t;
+}
+
 static void assert_receivers_equal(struct sim *a, struct sim *b)
 {
 	flush_ledger_settle_all(a);
@@ -216,10 +227,9 @@ static void assert_receivers_equal(struct sim *a, struct sim *b)
 
 static void test_ledger_members_settle_to_the_one_by_one_state(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
-	ledger_rounds_run(s, 40, NSEC_PER_SEC);
-	ledger_rounds_run(e, 40, NSEC_PER_SEC);
+	struct sim *w[2];
+	ledger_pair(state, 40, w);
+	struct sim *s = w[0], *e = w[1];
 	assert_null(e->cpus[1].ledger_mm);
 	/* the receivers joined after the first round: the ledger did the rest */
 	for (int c = 1; c < 4; c++)
@@ -233,11 +243,10 @@ static void test_ledger_members_settle_to_the_one_by_one_state(void **state)
 
 static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
+	struct sim *w[2];
+	uint64_t t = ledger_pair(state, 6, w);
+	struct sim *s = w[0], *e = w[1];
 	struct task_struct *p = &s->tasks[2];
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC);
 	testsim_enter(s, 2, t);
 	task_set_act(s, p, ACT_FAULT);
 	assert_null(s->cpus[p->cpu].ledger_mm);
@@ -260,11 +269,9 @@ static void test_ledger_member_entering_the_kernel_leaves_settled(void **state)
 
 static void test_ledger_member_busy_leaves_for_a_round_that_delays_it(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
-	struct sim *w[2] = { s, e };
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	struct sim *w[2];
+	uint64_t t = ledger_pair(state, 6, w);
+	struct sim *s = w[0], *e = w[1];
 	int cpu = s->tasks[3].cpu;
 	for (int i = 0; i < 2; i++) { /* a step of its own without a timer, to t + 50 us */
 		w[i]->e.acct[cpu].busy_until = t + 50000;
@@ -298,11 +305,9 @@ static void round_at(struct sim *s, uint64_t t, bool range)
  * so it stays out, and the full round after charges its own refill. */
 static void test_ledger_joins_only_as_far_behind(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
-	struct sim *w[2] = { s, e };
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	struct sim *w[2];
+	uint64_t t = ledger_pair(state, 6, w);
+	struct sim *s = w[0], *e = w[1];
 	for (int i = 0; i < 2; i++) {
 		testsim_enter(w[i], 3, t + 1000);
 		tlb_full_flush_refill(w[i], 3);
@@ -322,11 +327,9 @@ static void test_ledger_joins_only_as_far_behind(void **state)
  * that round delays it, one by one. */
 static void test_ledger_join_keeps_a_busy_end_for_earlier_rounds(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
-	struct sim *w[2] = { s, e };
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	struct sim *w[2];
+	uint64_t t = ledger_pair(state, 6, w);
+	struct sim *s = w[0], *e = w[1];
 	for (int i = 0; i < 2; i++) {
 		struct task_struct *p = &w[i]->tasks[3];
 		testsim_enter(w[i], 3, t + 1000);
@@ -345,11 +348,9 @@ static void test_ledger_join_keeps_a_busy_end_for_earlier_rounds(void **state)
  * delays it further: a round in that extra time delays it too. */
 static void test_ledger_member_delayed_by_a_steal_stays_busy(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	struct sim *e = one_by_one();
-	struct sim *w[2] = { s, e };
-	uint64_t t = ledger_rounds_run(s, 6, NSEC_PER_SEC);
-	ledger_rounds_run(e, 6, NSEC_PER_SEC);
+	struct sim *w[2];
+	uint64_t t = ledger_pair(state, 6, w);
+	struct sim *s = w[0], *e = w[1];
 	int cpu = s->tasks[3].cpu;
 	for (int i = 0; i < 2; i++) {
 		w[i]->e.acct[cpu].busy_until = t + 2000;
