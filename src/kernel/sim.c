@@ -229,11 +229,6 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s) ||
 	    madvise_init(s, s->sched->timer_bal + (uint32_t)s->sched->nr_bal))
 		goto oom;
-	/* A running task's tick timer waits for the tick that can start a
-	 * scan, a scan period ahead: they are most of the armed timers and
-	 * seldom fire, so they get the timer queue's second heap. */
-	for (int i = 0; i < s->nr_tasks; i++)
-		timerq_set_far(&s->e.q, tick_timer_id(s, i));
 	if (workload_build(s, err, errlen))
 		goto fail;
 	s->table_vma = malloc(sizeof(*s->table_vma) * (s->nr_tables ? s->nr_tables : 1));

@@ -5,174 +5,198 @@
 int timerq_init(struct timerq *q, uint32_t nr_ids)
 {
 	uint32_t n = nr_ids ? nr_ids : 1;
-	q->h[0].heap = malloc(sizeof(struct timerq_entry) * n);
-	q->h[1].heap = malloc(sizeof(struct timerq_entry) * n);
-	q->far = calloc(n, 1);
+	/* each bucket may hold every timer; a bucket's slots are touched only
+	 * as far as it fills, so the memory used follows the timers armed */
+	q->slots = malloc(sizeof(struct timerq_slot) * TIMERQ_BUCKETS * (size_t)n);
 	q->pos = malloc(sizeof(uint32_t) * n);
+	q->bucket = malloc(n);
 	q->when = calloc(n, sizeof(uint64_t));
-	if (!q->h[0].heap || !q->h[1].heap || !q->far || !q->pos || !q->when) {
+	if (!q->slots || !q->pos || !q->bucket || !q->when) {
 		timerq_free(q);
 		return -1;
 	}
-	for (uint32_t i = 0; i < nr_ids; i++)
-		q->pos[i] = TIMER_IDLE;
-	q->h[0].size = q->h[1].size = 0;
-	q->cap = nr_ids;
-	q->held = TIMER_IDLE;
+	for (uint32_t i = 0; i < n; i++)
+		q->bucket[i] = TIMERQ_BUCKETS;
+	for (int b = 0; b < TIMERQ_BUCKETS; b++) {
+		q->slot[b] = q->slots + (size_t)b * n;
+		q->size[b] = 0;
+	}
+	q->nonempty = 0;
+	q->last = 0;
+	q->cap = n;
+	q->count = 0;
 	return 0;
 }
 
 void timerq_free(struct timerq *q)
 {
-	free(q->h[0].heap);
-	free(q->h[1].heap);
-	free(q->far);
+	free(q->slots);
 	free(q->pos);
+	free(q->bucket);
 	free(q->when);
-	q->h[0].heap = q->h[1].heap = NULL;
-	q->far = NULL;
+	q->slots = NULL;
 	q->pos = NULL;
+	q->bucket = NULL;
 	q->when = NULL;
 }
 
-void timerq_set_far(struct timerq *q, uint32_t id)
+/* The bucket of a timer due at @when: the bit length of when XOR last, or
+ * 0 for one due at or before the last time popped. */
+static inline unsigned bucket_of(const struct timerq *q, uint64_t when)
 {
-	if (q->pos[id] == TIMER_IDLE && id != q->held)
-		q->far[id] = 1;
+	return when > q->last ? 64u - (unsigned)__builtin_clzll(when ^ q->last) : 0u;
 }
 
-/* (time, id) order.  With 128-bit integers the pair compares as one
- * number, time in the high half: a compare and a subtract with borrow, no
- * branch. */
-static inline bool before(struct timerq_entry a, struct timerq_entry b)
+/* (time, id) order. */
+static inline bool before(struct timerq_slot a, struct timerq_slot b)
 {
-#ifdef __SIZEOF_INT128__
-	__extension__ typedef unsigned __int128 u128;
-	return (((u128)a.when << 64) | a.id) < (((u128)b.when << 64) | b.id);
-#else
-	return (a.when < b.when) | ((a.when == b.when) & (a.id < b.id));
-#endif
+	return a.when < b.when || (a.when == b.when && a.id < b.id);
 }
 
-static inline void place(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
+static inline void put(struct timerq *q, unsigned b, uint32_t i, struct timerq_slot e)
 {
-	h->heap[i] = e;
-	q->pos[(uint32_t)e.id] = i;
+	q->slot[b][i] = e;
+	q->pos[e.id] = i;
 }
 
-static void sift_up(struct timerq *q, struct timerq_heap *h, uint32_t i, struct timerq_entry e)
+/* Append to bucket @b > 0 (its slots are in no order). */
+static inline void append(struct timerq *q, unsigned b, struct timerq_slot e)
 {
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 4;
-		if (!before(e, h->heap[parent]))
-			break;
-		place(q, h, i, h->heap[parent]);
-		i = parent;
-	}
-	place(q, h, i, e);
+	put(q, b, q->size[b]++, e);
+	q->bucket[e.id] = (uint8_t)b;
+	q->nonempty |= 1ull << (b - 1);
 }
 
-/* The earliest child is found by a two-round tournament when all four
- * children exist.  Ids are distinct, so (time, id) keys are totally ordered
- * and the earliest child is the same whatever order the comparisons take.
- * The moving timer is passed as its two words, not as a struct, so that it
- * stays in registers. */
-static void sift_down(struct timerq *q, struct timerq_heap *h, uint32_t i, uint64_t id, uint64_t when)
+/* Bucket 0 is kept in descending (time, id) order, so that a pop takes its
+ * last slot: a batch of timers due at one time (the tasks' ticks) comes
+ * out in id order without a scan per pop.  Entries arrive there one at a
+ * time (armed at or before the last time popped) or from a bucket handed
+ * down (sort0). */
+static void insert0(struct timerq *q, struct timerq_slot e)
 {
-	struct timerq_entry *a = h->heap;
-	uint32_t *pos = q->pos;
-	const uint32_t size = h->size;
-	const struct timerq_entry e = { .id = id, .when = when };
-	for (;;) {
-		uint32_t first = 4 * i + 1;
-		uint32_t best;
-		if (first + 4 <= size) {
-			const struct timerq_entry *c = a + first;
-			uint32_t b01 = before(c[1], c[0]);
-			uint32_t b23 = 2 + before(c[3], c[2]);
-			best = first + (before(c[b23], c[b01]) ? b23 : b01);
-		} else {
-			if (first >= size)
-				break;
-			best = first;
-			for (uint32_t c = first + 1; c < size; c++)
-				if (before(a[c], a[best]))
-					best = c;
-		}
-		if (!before(a[best], e))
-			break;
-		a[i] = a[best];
-		pos[(uint32_t)a[i].id] = i;
-		i = best;
-	}
-	a[i] = e;
-	pos[(uint32_t)id] = i;
+	struct timerq_slot *s = q->slot[0];
+	uint32_t i = q->size[0]++;
+	for (; i > 0 && before(s[i - 1], e); i--)
+		put(q, 0, i, s[i - 1]);
+	put(q, 0, i, e);
+	q->bucket[e.id] = 0;
 }
 
-/* Remove the held timer from its heap's root (what a pop used to do at once). */
-static void drop_held(struct timerq *q)
+static void remove_at(struct timerq *q, unsigned b, uint32_t i)
 {
-	struct timerq_heap *h = &q->h[q->far[q->held]];
-	q->held = TIMER_IDLE;
-	struct timerq_entry last = h->heap[--h->size];
-	if (h->size)
-		sift_down(q, h, 0, last.id, last.when);
-}
-
-/* The popped timer re-armed: in place, one sift down from the root. */
-void timerq_rearm_held(struct timerq *q, uint32_t id, uint64_t when)
-{
-	q->when[id] = when;
-	q->held = TIMER_IDLE;
-	sift_down(q, &q->h[q->far[id]], 0, id, when);
-}
-
-/* Any other timer: the held one, if any, leaves the root first. */
-void timerq_set_other(struct timerq *q, uint32_t id, uint64_t when)
-{
-	struct timerq_entry e = { .id = id, .when = when };
-	struct timerq_heap *h = &q->h[q->far[id]];
-	q->when[id] = when;
-	if (q->held != TIMER_IDLE)
-		drop_held(q);
-	uint32_t i = q->pos[id];
-	if (i == TIMER_IDLE) {
-		sift_up(q, h, h->size++, e);
+	struct timerq_slot *s = q->slot[b];
+	uint32_t last = --q->size[b];
+	if (b == 0) {
+		for (; i < last; i++) /* keep the order */
+			put(q, 0, i, s[i + 1]);
 		return;
 	}
-	if (before(e, h->heap[i]))
-		sift_up(q, h, i, e);
+	if (i != last)
+		put(q, b, i, s[last]);
+	if (!last)
+		q->nonempty &= ~(1ull << (b - 1));
+}
+
+/* Re-arming an armed timer, or arming one at or before the last time
+ * popped: out of line, so that the common case below saves no registers. */
+__attribute__((noinline)) static void set_slow(struct timerq *q, uint32_t id, uint64_t when,
+					      unsigned b, unsigned old)
+{
+	if (old == b && b) { /* a bucket above 0 is in no order */
+		q->slot[b][q->pos[id]].when = when;
+		return;
+	}
+	if (old != TIMERQ_BUCKETS)
+		remove_at(q, old, q->pos[id]);
 	else
-		sift_down(q, h, i, id, when);
+		q->count++;
+	struct timerq_slot e = { .when = when, .id = id };
+	if (b)
+		append(q, b, e);
+	else
+		insert0(q, e);
+}
+
+void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
+{
+	unsigned b = bucket_of(q, when);
+	unsigned old = q->bucket[id];
+	q->when[id] = when;
+	if (__builtin_expect(old == TIMERQ_BUCKETS && b, 1)) {
+		/* an idle timer armed ahead: most often the one just popped */
+		struct timerq_slot e = { .when = when, .id = id };
+		q->count++;
+		append(q, b, e);
+		return;
+	}
+	set_slow(q, id, when, b, old);
 }
 
 void timerq_cancel(struct timerq *q, uint32_t id)
 {
-	if (q->pos[id] == TIMER_IDLE)
-		return; /* the held timer too: it is no longer armed */
-	if (q->held != TIMER_IDLE)
-		drop_held(q);
-	struct timerq_heap *h = &q->h[q->far[id]];
-	uint32_t i = q->pos[id];
-	q->pos[id] = TIMER_IDLE;
-	struct timerq_entry last = h->heap[--h->size];
-	if (i == h->size)
+	if (!timerq_armed(q, id))
 		return;
-	if (i > 0 && before(last, h->heap[(i - 1) / 4]))
-		sift_up(q, h, i, last);
-	else
-		sift_down(q, h, i, last.id, last.when);
+	remove_at(q, q->bucket[id], q->pos[id]);
+	q->bucket[id] = TIMERQ_BUCKETS;
+	q->count--;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	const struct timerq_slot *x = a, *y = b;
+	return before(*x, *y) ? 1 : before(*y, *x) ? -1 : 0;
+}
+
+/* Bucket 0 is empty: the lowest non-empty bucket's earliest time becomes
+ * the last, and its timers go down (each to a lower bucket, the earliest
+ * ones to bucket 0, sorted there). */
+static void redistribute(struct timerq *q)
+{
+	unsigned b = (unsigned)__builtin_ctzll(q->nonempty) + 1;
+	struct timerq_slot *s = q->slot[b], *s0 = q->slot[0];
+	uint32_t n = q->size[b];
+	uint64_t min = s[0].when;
+	for (uint32_t i = 1; i < n; i++)
+		min = s[i].when < min ? s[i].when : min;
+	q->last = min;
+	q->size[b] = 0;
+	q->nonempty &= ~(1ull << (b - 1));
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned nb = bucket_of(q, s[i].when);
+		if (nb) {
+			append(q, nb, s[i]);
+		} else {
+			s0[q->size[0]++] = s[i];
+			q->bucket[s[i].id] = 0;
+		}
+	}
+	uint32_t n0 = q->size[0];
+	if (n0 > 1)
+		qsort(s0, n0, sizeof(*s0), cmp_desc);
+	for (uint32_t i = 0; i < n0; i++)
+		q->pos[s0[i].id] = i;
 }
 
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 {
-	if (q->held != TIMER_IDLE)
-		drop_held(q);
-	/* the earlier root of the two heaps */
-	int which = q->h[1].size && (!q->h[0].size || before(q->h[1].heap[0], q->h[0].heap[0]));
-	struct timerq_entry top = q->h[which].heap[0];
-	*when = top.when;
-	q->pos[(uint32_t)top.id] = TIMER_IDLE;
-	q->held = (uint32_t)top.id; /* stays at the root until the next operation */
-	return (uint32_t)top.id;
+	if (!q->size[0]) {
+		unsigned b = (unsigned)__builtin_ctzll(q->nonempty) + 1;
+		if (q->size[b] == 1) {
+			/* one timer: it is the earliest, and becomes the last */
+			struct timerq_slot e = q->slot[b][0];
+			q->size[b] = 0;
+			q->nonempty &= ~(1ull << (b - 1));
+			q->last = e.when;
+			q->bucket[e.id] = TIMERQ_BUCKETS;
+			q->count--;
+			*when = e.when;
+			return e.id;
+		}
+		redistribute(q);
+	}
+	struct timerq_slot e = q->slot[0][--q->size[0]];
+	q->bucket[e.id] = TIMERQ_BUCKETS;
+	q->count--;
+	*when = e.when;
+	return e.id;
 }

@@ -1,7 +1,6 @@
 /* sim/timerq.c: pop order by (time, id), re-arming (also of the timer just
- * popped, which stays at the root until then), cancelling, and a
- * randomized comparison with a reference (fixed seed), with one heap and
- * with some timers in the far heap. */
+ * popped), cancelling, timers armed before the last time popped, and a
+ * randomized comparison with a reference (fixed seed). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -206,14 +205,60 @@ static void test_randomized_against_reference(void **state)
 	randomized(*state);
 }
 
-/* The same with every third id in the far heap: one queue's pop order. */
-static void test_randomized_two_heaps(void **state)
+/* Timers armed before the last time popped (the randomized test's times
+ * go back and forth) and far apart, across the buckets: one queue's
+ * order. */
+static void test_armed_in_the_past_and_far(void **state)
 {
 	struct timerq *q = *state;
-	for (uint32_t id = 0; id < NIDS; id += 3)
-		timerq_set_far(q, id);
-	randomized(q);
-	assert_true(q->h[1].size > 0 || timerq_empty(q));
+	timerq_set(q, 3, 1000);
+	timerq_set(q, 4, 1ull << 40);
+	timerq_set(q, 5, UINT64_MAX);
+	timerq_set(q, 6, 1001);
+	expect_pop(q, 3, 1000);
+	timerq_set(q, 7, 10);    /* before the last popped */
+	timerq_set(q, 8, 1000);  /* at it */
+	timerq_set(q, 2, 1000);
+	timerq_set(q, 9, 1001);
+	expect_pop(q, 7, 10);
+	expect_pop(q, 2, 1000);
+	expect_pop(q, 8, 1000);
+	expect_pop(q, 6, 1001);
+	timerq_set(q, 6, 999);   /* the last popped is 1001 now */
+	expect_pop(q, 6, 999);
+	expect_pop(q, 9, 1001);
+	timerq_set(q, 4, (1ull << 40) - 1); /* re-armed within its bucket */
+	timerq_set(q, 1, (1ull << 40) - 1);
+	expect_pop(q, 1, (1ull << 40) - 1);
+	expect_pop(q, 4, (1ull << 40) - 1);
+	expect_pop(q, 5, UINT64_MAX);
+	assert_true(timerq_empty(q));
+}
+
+/* A batch of timers due at one time (the tasks' ticks) comes out in id
+ * order, also when some of it is re-armed to that time or cancelled while
+ * it waits in bucket 0. */
+static void test_batch_due_at_one_time(void **state)
+{
+	struct timerq *q = *state;
+	for (uint32_t i = 0; i < 54; i++) /* ids 10..63, scrambled */
+		timerq_set(q, 10 + i * 17 % 54, 5000);
+	timerq_set(q, 0, 4000);
+	expect_pop(q, 0, 4000);
+	expect_pop(q, 10, 5000); /* the batch is bucket 0 now */
+	timerq_cancel(q, 12);
+	timerq_set(q, 11, 5000); /* re-armed to the same time */
+	timerq_set(q, 20, 6000); /* out of the batch */
+	timerq_set(q, 1, 5000);  /* a new one joins it */
+	timerq_set(q, 2, 4500);  /* and one before it */
+	expect_pop(q, 2, 4500);
+	expect_pop(q, 1, 5000);
+	expect_pop(q, 11, 5000);
+	for (uint32_t id = 13; id <= 63; id++)
+		if (id != 20)
+			expect_pop(q, id, 5000);
+	expect_pop(q, 20, 6000);
+	assert_true(timerq_empty(q));
 }
 
 int main(void)
@@ -225,7 +270,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rearm_same_time_ties_by_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_removes_timer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_randomized_against_reference, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_randomized_two_heaps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_armed_in_the_past_and_far, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_due_at_one_time, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("timerq", tests, NULL, NULL);
 }
