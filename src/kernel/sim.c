@@ -187,6 +187,7 @@ static int setup_tasks(struct sim *s)
 
 int sim_init(struct sim *s, char *err, size_t errlen)
 {
+	s->tick = NSEC_PER_SEC / (uint64_t)s->m.hz; /* hz divides 1e9 (scenario.c) */
 	if (nr_cpu_words != (s->m.nr_cpus + 63) / 64) /* same value for every run of a machine: no race */
 		nr_cpu_words = (s->m.nr_cpus + 63) / 64;
 	/* 64-byte aligned: see struct cpu_state */

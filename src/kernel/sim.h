@@ -102,6 +102,7 @@ struct call_record {
 
 struct sim {
 	struct machine m;
+	uint64_t tick;                    /* NSEC_PER_SEC / HZ (sim_init): tick_ns() */
 	struct kernel_config k;
 	struct tunables t;
 	struct workload w;
@@ -214,9 +215,11 @@ static inline uint64_t sim_now(const struct sim *s)
 	return engine_now(&s->e);
 }
 
+/* The tick's length, computed once (sim_init): a division on the fault
+ * path costs more than the rest of a comparison. */
 static inline uint64_t tick_ns(const struct sim *s)
 {
-	return NSEC_PER_SEC / (uint64_t)s->m.hz;
+	return s->tick;
 }
 
 /* jiffies at simulated time @ns (the tick counter starts at 0). */
@@ -231,6 +234,21 @@ static inline uint64_t msecs_to_jiffies(const struct sim *s, uint64_t ms)
 static inline uint64_t jiffies(const struct sim *s)
 {
 	return ns_to_jiffies(s, sim_now(s));
+}
+/* The first ns at which jiffies passes @j (is j + 1), UINT64_MAX if never.
+ * Below 2^32 jiffies the product cannot overflow (a tick is under 2^32
+ * ns), so the division that guards it is left for the values above. */
+static inline uint64_t jiffies_end_ns(const struct sim *s, uint64_t j)
+{
+	uint64_t tick = tick_ns(s);
+	if (j < 0xffffffffull)
+		return (j + 1) * tick;
+	return j < UINT64_MAX / tick - 1 ? (j + 1) * tick : UINT64_MAX;
+}
+/* time_after(jiffies, @j), as a comparison of times: no division. */
+static inline bool jiffies_after(const struct sim *s, uint64_t j)
+{
+	return sim_now(s) >= jiffies_end_ns(s, j);
 }
 
 /* Time spent on the current CPU by the running path. */

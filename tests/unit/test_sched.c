@@ -57,6 +57,29 @@ static void test_init_first_thread_and_new_thread(void **state)
 	assert_int_equal(s->mms[0].numa_next_scan, msecs_to_jiffies(s, 1000));
 }
 
+/* ---- jiffies without a division ------------------------------------------------ */
+
+/* jiffies_after(j) is jiffies > j, on both sides of every tick boundary,
+ * and jiffies_end_ns saturates where (j + 1) ticks pass 2^64 ns. */
+static void test_jiffies_after_matches_the_division(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	const uint64_t tick = tick_ns(s);
+	assert_int_equal(tick, NSEC_PER_SEC / (uint64_t)s->m.hz);
+	const uint64_t times[] = { 0, 1, tick - 1, tick, tick + 1, 5 * tick - 1, 5 * tick, 123456789 };
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		testsim_enter(s, 0, times[i]);
+		uint64_t now_j = jiffies(s);
+		for (uint64_t j = now_j > 2 ? now_j - 2 : 0; j <= now_j + 2; j++)
+			assert_int_equal(jiffies_after(s, j), now_j > j);
+	}
+	assert_int_equal(jiffies_end_ns(s, 0xfffffffeull), 0xffffffffull * tick);
+	assert_int_equal(jiffies_end_ns(s, 0xffffffffull), 0x100000000ull * tick);
+	assert_int_equal(jiffies_end_ns(s, UINT64_MAX / tick - 2), (UINT64_MAX / tick - 1) * tick);
+	assert_int_equal(jiffies_end_ns(s, UINT64_MAX / tick), UINT64_MAX);
+	assert_int_equal(jiffies_end_ns(s, UINT64_MAX), UINT64_MAX);
+}
+
 /* ---- update_scan_period --------------------------------------------------------- */
 
 static void test_update_scan_period_resets_cross_node_move_of_faulted_task(void **state)
@@ -275,6 +298,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_init_first_thread_and_new_thread, testsim_teardown),
+		cmocka_unit_test_teardown(test_jiffies_after_matches_the_division, testsim_teardown),
 		cmocka_unit_test_teardown(test_update_scan_period_resets_cross_node_move_of_faulted_task,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_update_scan_period_after_a_sweep_respects_preferred_node,

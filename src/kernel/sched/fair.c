@@ -535,9 +535,11 @@ bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct fol
 	if ((p->numa_preferred_nid == NUMA_NO_NODE || p->numa_scan_seq <= 4) &&
 	    (cpupid_pid_unset(last_cpupid) || cpupid_match_pid(p, last_cpupid)))
 		return true;
-	/* two-stage filter: the previous fault must come from this node too */
+	/* two-stage filter: the previous fault must come from this node too
+	 * (a set cpupid names a CPU of the machine: this function wrote it) */
+	VM_BUG_ON(!cpupid_pid_unset(last_cpupid) && cpupid_to_cpu(last_cpupid) >= s->m.nr_cpus);
 	if (!cpupid_pid_unset(last_cpupid) &&
-	    s->cpus[cpupid_to_cpu(last_cpupid) % s->m.nr_cpus].node != dst_nid)
+	    s->cpus[cpupid_to_cpu(last_cpupid)].node != dst_nid)
 		return false;
 	if (cpupid_match_pid(p, last_cpupid))
 		return true;
@@ -570,7 +572,9 @@ static bool numa_is_active_node(const struct sim *s, int nid, const struct numa_
 	return group_faults_cpu(s, g, nid) * ACTIVE_NODE_FRACTION > g->max_faults_cpu;
 }
 
-void task_numa_group(struct sim *s, struct task_struct *p, int cpupid, int flags, int *priv)
+/* Out of line, as numa_fault_retry below. */
+__attribute__((noinline)) void task_numa_group(struct sim *s, struct task_struct *p, int cpupid,
+					       int flags, int *priv)
 {
 	int nstats = 4 * s->m.nr_nodes;
 	if (!p->numa_group) {
@@ -951,6 +955,14 @@ static inline void numa_fault_count(const struct sim *s, struct task_struct *p, 
 	p->numa_faults_locality[local] += pages;
 }
 
+/* task_numa_fault's placement and migration, once a retry interval or
+ * less: out of line, so that their frame is not every fault's. */
+__attribute__((noinline)) static void numa_fault_retry(struct sim *s, struct task_struct *p)
+{
+	task_numa_placement(s, p);
+	numa_migrate_preferred(s, p);
+}
+
 void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, int flags)
 {
 	struct task_struct *p = s->current;
@@ -978,10 +990,11 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 	if (!priv && !local && ng && ng->active_nodes > 1 && numa_is_active_node(s, cpu_node, ng) &&
 	    numa_is_active_node(s, mem_node, ng))
 		local = 1;
-	if (jiffies(s) > p->numa_migrate_retry) {
-		task_numa_placement(s, p);
-		numa_migrate_preferred(s, p);
-	}
+	/* (a task with no preferred node, its placement done for this scan
+	 * sequence, gets here at every fault and does nothing) */
+	if (jiffies_after(s, p->numa_migrate_retry) &&
+	    (p->numa_scan_seq != p->mm->numa_scan_seq || p->numa_preferred_nid != NUMA_NO_NODE))
+		numa_fault_retry(s, p);
 	if (flags & TNF_MIGRATED)
 		p->numa_pages_migrated += (unsigned long)pages;
 	if (flags & TNF_MIGRATE_FAIL)

@@ -66,8 +66,11 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		 * and this fault is an exact one */
 		workload_pool_settle(vma, t);
 	}
+	/* the page's rank among the table's PROT_NONE pages of its kind
+	 * (a division only where pages weigh more than 1) */
+	uint64_t rank = t->weight == 1 ? rem : rem / t->weight;
 	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
-				    (unsigned)(rem / t->weight));
+				    (unsigned)rank);
 	uint64_t addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
 	task_fault_protnone(s, p, vma, addr, now);
 	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
@@ -124,18 +127,6 @@ static void bulk_try_begin(struct sim *s, uint32_t g, struct task_struct *p)
 	timerq_cancel(&s->e.q, tm->timer[g]);
 }
 
-/* The first ns at which jiffies passes @p's numa_migrate_retry.  Below
- * 2^32 jiffies the product cannot overflow (a tick is under 2^32 ns), so
- * the division that guards it is left for the values above (none in a run:
- * it is once per catch-up, and a 64-bit division is slow). */
-static inline uint64_t retry_from(const struct task_struct *p, uint64_t tick)
-{
-	uint64_t j = p->numa_migrate_retry;
-	if (j < 0xffffffffull)
-		return (j + 1) * tick;
-	return j < UINT64_MAX / tick - 1 ? (j + 1) * tick : UINT64_MAX;
-}
-
 /* The VMA of all of slice @g's tables, or NULL if they are not in one:
  * the first and the last table are (a VMA is one range of addresses). */
 static struct vm_area_struct *slice_vma(const struct sim *s, uint32_t g)
@@ -178,8 +169,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 	struct rng r = { tm->key[g], tm->ctr[g] };
 	uint64_t pn[2] = { tm->pn_cold[g], tm->pn_hot[g] };
 	/* the first ns of the jiffy after numa_migrate_retry's: no division per fault */
-	const uint64_t tick = tick_ns(s);
-	uint64_t retry_ns = retry_from(p, tick);
+	uint64_t retry_ns = jiffies_end_ns(s, p->numa_migrate_retry);
 	unsigned long n = 0, lost = 0;
 	uint64_t busy_end = 0;
 	double cost = a->cost[COST_HINT_FAULT], busy = a->busy_ns;
@@ -290,7 +280,7 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 			/* unchanged: the task has no preferred node, and nothing
 			 * in this loop gives it one -- no more calls (and no
 			 * division per fault) */
-			retry_ns = p->numa_migrate_retry != before ? retry_from(p, tick) : UINT64_MAX;
+			retry_ns = p->numa_migrate_retry != before ? jiffies_end_ns(s, p->numa_migrate_retry) : UINT64_MAX;
 		}
 		n++;
 	}
