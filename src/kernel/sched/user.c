@@ -6,6 +6,7 @@
  * (thinning by the share of time interrupts leave it) loses the touch.  Otherwise the touch is a hint fault on its CPU. */
 #include "kernel/sched/sched.h"
 #include "linux/bitops.h"
+#include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
 #include "linux/vm_event.h"
 #include "workload/touch.h"
@@ -72,6 +73,9 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
 				    (unsigned)rank);
 	uint64_t addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+	/* the page's state is read by do_numa_page after its PTE: both are
+	 * a cache miss in a big run, and this one then overlaps the other */
+	__builtin_prefetch(&vma->store->pg[vma_store_idx(vma, addr)]);
 	task_fault_protnone(s, p, vma, addr, now);
 	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
 	if (!timerq_armed(&s->e.q, tm->timer[g]))
