@@ -235,17 +235,19 @@ static inline uint64_t jiffies(const struct sim *s)
 {
 	return ns_to_jiffies(s, sim_now(s));
 }
-/* The first ns at which jiffies passes @j (is j + 1), UINT64_MAX if never.
- * Below 2^32 jiffies the product cannot overflow (a tick is under 2^32
- * ns), so the division that guards it is left for the values above. */
+/* The first ns at which jiffies passes @j (is j + 1), or UINT64_MAX where
+ * that is past 2^64 - 1 ns.  Below 2^32 jiffies the product cannot
+ * overflow (a tick is under 2^32 ns), so the division that guards it is
+ * left for the values above. */
 static inline uint64_t jiffies_end_ns(const struct sim *s, uint64_t j)
 {
 	uint64_t tick = tick_ns(s);
 	if (j < 0xffffffffull)
 		return (j + 1) * tick;
-	return j < UINT64_MAX / tick - 1 ? (j + 1) * tick : UINT64_MAX;
+	return j < UINT64_MAX / tick ? (j + 1) * tick : UINT64_MAX;
 }
-/* time_after(jiffies, @j), as a comparison of times: no division. */
+/* time_after(jiffies, @j), as a comparison of times: no division.  Exact
+ * for every time below UINT64_MAX ns (a run ends before 2^47). */
 static inline bool jiffies_after(const struct sim *s, uint64_t j)
 {
 	return sim_now(s) >= jiffies_end_ns(s, j);

@@ -76,6 +76,7 @@ static void test_jiffies_after_matches_the_division(void **state)
 	assert_int_equal(jiffies_end_ns(s, 0xfffffffeull), 0xffffffffull * tick);
 	assert_int_equal(jiffies_end_ns(s, 0xffffffffull), 0x100000000ull * tick);
 	assert_int_equal(jiffies_end_ns(s, UINT64_MAX / tick - 2), (UINT64_MAX / tick - 1) * tick);
+	assert_int_equal(jiffies_end_ns(s, UINT64_MAX / tick - 1), (UINT64_MAX / tick) * tick);
 	assert_int_equal(jiffies_end_ns(s, UINT64_MAX / tick), UINT64_MAX);
 	assert_int_equal(jiffies_end_ns(s, UINT64_MAX), UINT64_MAX);
 }

@@ -227,11 +227,47 @@ static void test_armed_in_the_past_and_far(void **state)
 	timerq_set(q, 6, 999);   /* the last popped is 1001 now */
 	expect_pop(q, 6, 999);
 	expect_pop(q, 9, 1001);
-	timerq_set(q, 4, (1ull << 40) - 1); /* re-armed within its bucket */
+	timerq_set(q, 4, (1ull << 40) - 1); /* re-armed to another bucket */
 	timerq_set(q, 1, (1ull << 40) - 1);
 	expect_pop(q, 1, (1ull << 40) - 1);
 	expect_pop(q, 4, (1ull << 40) - 1);
 	expect_pop(q, 5, UINT64_MAX);
+	assert_true(timerq_empty(q));
+}
+
+/* Re-arming inside one bucket keeps the new time; re-arming inside bucket
+ * 0 keeps it sorted; popping a timer armed before the last time popped
+ * does not move that time back. */
+static void test_rearm_in_place_and_last_never_back(void **state)
+{
+	struct timerq *q = *state;
+	const uint64_t t40 = 1ull << 40;
+	timerq_set(q, 3, 1000);
+	expect_pop(q, 3, 1000);
+	timerq_set(q, 4, t40 + 5);
+	timerq_set(q, 1, t40 + 3);
+	timerq_set(q, 4, t40 + 1); /* the same bucket as before */
+	expect_pop(q, 4, t40 + 1);
+	expect_pop(q, 1, t40 + 3);
+
+	for (uint32_t id = 10; id < 20; id++)
+		timerq_set(q, id, t40 + 5000);
+	timerq_set(q, 0, t40 + 4000);
+	expect_pop(q, 0, t40 + 4000);
+	expect_pop(q, 10, t40 + 5000); /* the batch is in bucket 0 now */
+	timerq_set(q, 19, t40 + 4999); /* from bucket 0 to bucket 0 */
+	expect_pop(q, 19, t40 + 4999);
+	for (uint32_t id = 11; id < 19; id++)
+		expect_pop(q, id, t40 + 5000);
+
+	timerq_set(q, 9, t40 + 6001);
+	timerq_set(q, 8, t40 + 6001);
+	expect_pop(q, 8, t40 + 6001);
+	timerq_set(q, 6, t40 + 5999); /* before the last popped */
+	expect_pop(q, 6, t40 + 5999);
+	timerq_set(q, 2, t40 + 6000); /* still before it: bucket 0 */
+	expect_pop(q, 2, t40 + 6000);
+	expect_pop(q, 9, t40 + 6001);
 	assert_true(timerq_empty(q));
 }
 
@@ -272,6 +308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_randomized_against_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_armed_in_the_past_and_far, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_due_at_one_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rearm_in_place_and_last_never_back, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("timerq", tests, NULL, NULL);
 }
