@@ -616,21 +616,34 @@ static void class_frac_compute(struct sim *s, int cls, double *frac)
 	}
 }
 
-/* Expected nanoseconds per operation of task @p now: compute plus the
- * memory latency of its mix of private and shared touches. */
-static double task_op_ns(struct sim *s, const struct task_struct *t)
+/* The share of a task's touches that go to its slice. */
+static double private_share(const struct sim *s)
+{
+	return s->w.slice_pages ? s->w.p.private_access_share : 0;
+}
+
+/* task_op_ns for a task on @node, given what is the same for every task
+ * (@share, private_share; @cpu_ns, workload.cpu_ns_per_op): a loop over
+ * the tasks reads those once -- its stores to op_ns could alias them, so
+ * the compiler would reload them per task. */
+static inline double op_ns_on(struct sim *s, const struct task_struct *t, int node, double share,
+			      double cpu_ns)
 {
 	if (t->syscall_caller) /* it does no work of the workload's */
-		return s->w.p.cpu_ns_per_op;
-	const struct workload_params *p = &s->w.p;
-	int node = s->cpus[t->cpu].node;
-	double share = s->w.slice_pages ? p->private_access_share : 0;
+		return cpu_ns;
 	double lat = 0;
 	if (share > 0)
 		lat += share * class_latency(s, s->w.slice_of[t->idx], node);
 	if (share < 1)
-		lat += (1 - share) * class_latency(s, s->nr_tasks + (p->map_shared ? 0 : t->mm->id), node);
-	return p->cpu_ns_per_op + lat;
+		lat += (1 - share) * class_latency(s, s->nr_tasks + (s->w.p.map_shared ? 0 : t->mm->id), node);
+	return cpu_ns + lat;
+}
+
+/* Expected nanoseconds per operation of task @p now: compute plus the
+ * memory latency of its mix of private and shared touches. */
+static double task_op_ns(struct sim *s, const struct task_struct *t)
+{
+	return op_ns_on(s, t, s->cpus[t->cpu].node, private_share(s), s->w.p.cpu_ns_per_op);
 }
 
 static double task_op_ns_local(struct sim *s)
@@ -813,9 +826,12 @@ static void refresh_op_ns(struct sim *s)
 			return;
 		}
 	}
+	const double share = private_share(s), cpu_ns = w->p.cpu_ns_per_op;
 	for (int i = 0; i < s->nr_tasks; i++) {
-		w->op_ns[i] = task_op_ns(s, &s->tasks[i]);
-		w->op_node[i] = s->cpus[s->tasks[i].cpu].node;
+		const struct task_struct *t = &s->tasks[i];
+		int node = s->cpus[t->cpu].node;
+		w->op_ns[i] = op_ns_on(s, t, node, share, cpu_ns);
+		w->op_node[i] = node;
 	}
 	/* each class a task read was recomputed before it read it, so
 	 * op_ns is current even if some were recomputed in the loop; a class
