@@ -54,6 +54,9 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	pte_t *ptes = vma->ptes;
 	struct folio_store *fs = vma->store;
 	uint64_t pgoff = vma->store_pgoff;
+	/* the tests of the mTHP bases (prot_numa_test_folio) take a small
+	 * folio's one page_state; the older ones' go through prot_numa_test */
+	const bool small_test = pt.mthp_numa, anon = fs->anon;
 	uint64_t i = pte_index(vma, addr), iend = i + ((end - addr) >> PAGE_SHIFT);
 	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
 	for (; i < iend; i++) {
@@ -64,6 +67,15 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		if (prot_numa) {
 			if (pte_protnone(old))
 				continue;
+			struct page_state ps = fs->pg[pgoff + i];
+			if (small_test && !(ps.flags >> FOLIO_ORDER_SHIFT)) {
+				/* an order-0 folio: its one page's tests */
+				last_fs = fs;
+				last_idx = pgoff + i;
+				if (!prot_numa_test_small(&pt, ps, anon))
+					continue;
+				goto change;
+			}
 			struct folio folio = page_folio(fs, pgoff + i);
 			bool same = folio_test_large(folio) && last_fs == folio.fs && last_idx == folio.idx &&
 				    pt.mthp_numa;
@@ -79,6 +91,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				continue;
 			}
 		}
+change:
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
 		set_pte_at_batched(t, (unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);

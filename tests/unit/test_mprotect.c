@@ -167,10 +167,73 @@ static void test_change_pte_range_no_batch_no_pending_flush(void **state)
 	assert_int_equal(testsim_event(s, NR_TLB_REMOTE_FLUSH), 1);
 }
 
+/* change_pte_range's test of an order-0 folio from its one page_state
+ * (prot_numa_test_small) gives prot_numa_test_folio's verdict in every
+ * case: COW or not, either shared-mapping test, a local node or none,
+ * anon or file, any mapcount, pinned, dirty, either node. */
+static void test_prot_numa_test_small_matches_folio_test(void **state)
+{
+	(void)state;
+	struct page_state pg[1];
+	struct folio_store fs = { .nr_pages = 1, .pg = pg };
+	unsigned cases = 0, refused = 0;
+	for (int cow = 0; cow < 2; cow++)
+		for (int maybe = 0; maybe < 2; maybe++)
+			for (int local = -1; local < 2; local++)
+				for (int anon = 0; anon < 2; anon++)
+					for (unsigned mapcount = 0; mapcount < 3; mapcount++)
+						for (unsigned flags = 0; flags < 16; flags++)
+							for (uint8_t nid = 0; nid < 2; nid++) {
+								struct prot_numa_test pt = {
+									.mthp_numa = true, .maybe_mapped_shared = maybe,
+									.cow = cow, .local_nid = local,
+								};
+								pg[0] = (struct page_state){ .nid = nid,
+											     .flags = (uint8_t)flags,
+											     .mapcount = mapcount & 0x1fff };
+								fs.anon = anon;
+								struct folio f = { &fs, 0 };
+								bool want = prot_numa_test_folio(&pt, f);
+								assert_int_equal(prot_numa_test_small(&pt, pg[0], anon), want);
+								cases++;
+								refused += !want;
+							}
+	assert_int_equal(cases, 2 * 2 * 3 * 2 * 3 * 16 * 2);
+	assert_true(refused > 0 && refused < cases); /* both verdicts were reached */
+}
+
+/* In the loop: a pinned page, a page mapped twice in a COW mapping and a
+ * page already PROT_NONE are left alone; every other PTE changes. */
+static void test_change_pte_range_small_folio_tests(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE); /* materialize the table */
+	for (uint64_t p = 0; p < PTRS_PER_PTE; p++) /* and put it back */
+		set_pte_at(vma, testsim_addr(s, p), testsim_pte(s, p), PTE_PRESENT | PTE_YOUNG);
+	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
+	pg[3].flags |= FOLIO_PINNED;
+	pg[7].mapcount = 2;
+	make_protnone(s, 9, 1);
+	assert_true((vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_WRITE); /* a COW mapping */
+	unsigned long before = testsim_event(s, NUMA_PTE_UPDATES);
+	unsigned long n = change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE);
+	assert_int_equal(n, PTRS_PER_PTE - 3);
+	assert_int_equal(testsim_event(s, NUMA_PTE_UPDATES) - before, PTRS_PER_PTE - 3);
+	assert_false(pte_protnone(*testsim_pte(s, 3)));
+	assert_false(pte_protnone(*testsim_pte(s, 7)));
+	assert_true(pte_protnone(*testsim_pte(s, 8)));
+	assert_int_equal(count_protnone(s, 0, PTRS_PER_PTE), PTRS_PER_PTE - 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, testsim_teardown),
+		cmocka_unit_test(test_prot_numa_test_small_matches_folio_test),
+		cmocka_unit_test_teardown(test_change_pte_range_small_folio_tests, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_first_to_last_changed, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),

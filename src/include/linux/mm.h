@@ -177,6 +177,23 @@ static inline bool prot_numa_test_folio(const struct prot_numa_test *pt, struct 
 	return true;
 }
 
+/* prot_numa_test_folio for an order-0 folio, from its one page's state
+ * @ps (@anon: its store's): the same verdict -- for one page,
+ * folio_maybe_mapped_shared and folio_likely_mapped_shared both read
+ * mapcount > 1 -- from one load, for change_pte_range's loop, where most
+ * folios are small. */
+static inline bool prot_numa_test_small(const struct prot_numa_test *pt, struct page_state ps,
+					bool anon)
+{
+	if (pt->cow && ps.mapcount > 1)
+		return false;
+	if (ps.flags & FOLIO_PINNED)
+		return false;
+	if (!anon && (ps.flags & FOLIO_DIRTY))
+		return false;
+	return ps.nid != pt->local_nid;
+}
+
 static inline bool prot_numa_test(const struct prot_numa_test *pt, struct folio folio, uint64_t idx)
 {
 	if (pt->mthp_numa) /* d2136d749d76 and later */
