@@ -646,11 +646,6 @@ static double task_op_ns(struct sim *s, const struct task_struct *t)
 	return op_ns_on(s, t, s->cpus[t->cpu].node, private_share(s), s->w.p.cpu_ns_per_op);
 }
 
-static double task_op_ns_local(struct sim *s)
-{
-	return s->w.p.cpu_ns_per_op + s->m.cost.dram_local_ns;
-}
-
 static void refresh_page_rates(struct sim *s);
 static int build_groups(struct sim *s);
 
@@ -900,8 +895,15 @@ int workload_start(struct sim *s)
 	return 0;
 }
 
-/* Settle @t's stretch up to @now at @op ns per operation. */
-static void account_task(struct sim *s, struct task_struct *t, uint64_t now, double op)
+/* Settle @t's stretch up to @now at @op ns per operation: its operations,
+ * its share of time left by interrupt handlers, and (returned) its user
+ * time's wait beyond all-local memory (@local ns per operation), which the
+ * caller adds to s->w.remote_ns.  @target: operations before a thread
+ * exits (0: none).  Inlined in the accounting tick's loop, which reads
+ * @local and @target once. */
+static inline __attribute__((always_inline)) double account_task(struct sim *s, struct task_struct *t,
+								 uint64_t now, double op, double local,
+								 double target)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
 	double span = (double)(now - t->acct_from);
@@ -911,11 +913,9 @@ static void account_task(struct sim *s, struct task_struct *t, uint64_t now, dou
 	double user = span - busy;
 	if (user < 0)
 		user = 0;
-	double local = task_op_ns_local(s);
 	if (t->syscall_caller || t->done)
 		user = 0; /* its time is the calls'; or it is exiting, its work done */
 	t->ops += user / op;
-	double target = s->w.p.work_mops * 1e6;
 	if (target > 0 && !t->done && t->ops >= target) {
 		/* its last operation ended inside this stretch: interpolate, and
 		 * count no operation past the last (the thread exits there) */
@@ -929,13 +929,20 @@ static void account_task(struct sim *s, struct task_struct *t, uint64_t now, dou
 	double frac = span > 0 ? 1 - stolen / span : 1;
 	s->w.user_frac[t->idx] = frac < 0 ? 0 : frac;
 	/* user time spent waiting on latency beyond all-local memory */
-	if (op > local)
-		s->w.remote_ns += user * (op - local) / op;
+	return op > local ? user * (op - local) / op : 0;
+}
+
+static double local_op_ns(const struct sim *s)
+{
+	return s->w.p.cpu_ns_per_op + s->m.cost.dram_local_ns;
 }
 
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 {
-	account_task(s, t, now, task_op_ns(s, t));
+	double op = task_op_ns(s, t), local = local_op_ns(s);
+	double wait = account_task(s, t, now, op, local, s->w.p.work_mops * 1e6);
+	if (op > local)
+		s->w.remote_ns += wait;
 }
 
 /* Every 10 ms: settle the running tasks, then refresh the rates.  Nothing
@@ -944,9 +951,17 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 void workload_account(struct sim *s, uint64_t now)
 {
 	refresh_op_ns(s);
-	for (int i = 0; i < s->nr_tasks; i++)
-		if (s->tasks[i].state == TASK_ON_CPU)
-			account_task(s, &s->tasks[i], now, s->w.op_ns[i]);
+	const double local = local_op_ns(s), target = s->w.p.work_mops * 1e6;
+	double remote = s->w.remote_ns; /* the same additions in the same order */
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		if (t->state != TASK_ON_CPU)
+			continue;
+		double op = s->w.op_ns[i], wait = account_task(s, t, now, op, local, target);
+		if (op > local)
+			remote += wait;
+	}
+	s->w.remote_ns = remote;
 	/* time spent at a bandwidth limit, for the report */
 	double dt = (double)(now - s->w.last_account);
 	for (int n = 0; n < s->m.nr_nodes; n++)
