@@ -200,6 +200,10 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		pn[0] -= hidden[0];
 		pn[1] -= hidden[1];
 	}
+	/* the hold ends before upto and the next touch (if any): the rate
+	 * changes there, and by memorylessness the next draw starts afresh
+	 * from then */
+	bool back = hide_until && hide_until <= upto;
 	for (;;) {
 		if (hide_until && t >= hide_until) {
 			if (t > upto)
@@ -211,14 +215,11 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 			pn[0] += hidden[0];
 			pn[1] += hidden[1];
 			hide_until = 0;
+			back = false;
 			last_lazy = -1; /* gone down with the others */
 		}
 		double wh = rate_hot * pn_double(pn[1]), wc = rate_cold * pn_double(pn[0]);
 		double total = wh + wc;
-		/* the hold ends before upto and the next touch (if any): the
-		 * rate changes there, and by memorylessness the next draw
-		 * starts afresh from then */
-		const bool back = hide_until && hide_until <= upto;
 		if (total <= 0) {
 			if (!back)
 				break;
@@ -243,7 +244,9 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 				lost++; /* an interrupt handler had the CPU */
 				continue;
 			}
-			bool hot = wc <= 0 || (wh > 0 && u * inv_frac * total < wh);
+			/* total > 0 here, so with no rate on the cold pages
+			 * there is one on the hot ones */
+			bool hot = wh > 0 && (wc <= 0 || u * inv_frac * total < wh);
 			VM_BUG_ON(!pn[hot]);
 			lazy[hot]++;
 			last_lazy = hot;
