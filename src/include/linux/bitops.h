@@ -9,6 +9,7 @@
 #ifndef NUMASIM_BITOPS_H
 #define NUMASIM_BITOPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #if defined(__BMI2__)
 #include <immintrin.h>
@@ -62,16 +63,23 @@ static inline unsigned select64(uint64_t x, unsigned n)
 }
 
 /* find_nth_bit: the index of the n-th (0-based) set bit in the first
- * @size bits of @addr (a multiple of 64), or @size if there are fewer. */
+ * @size bits of @addr (a multiple of 64), or @size if there are fewer.
+ * Every word is counted, without an early exit: which word holds the bit
+ * is a coin flip that a loop exit would mispredict on nearly every call
+ * (a hint fault's pick among a table's 8 words); selects keep the count
+ * of the words before it. */
 static inline unsigned find_nth_bit(const uint64_t *addr, unsigned size, unsigned n)
 {
-	for (unsigned i = 0; i < size / 64; i++) {
-		unsigned c = hweight64(addr[i]);
-		if (n < c)
-			return i * 64 + select64(addr[i], n);
-		n -= c;
+	unsigned words = size / 64, word = 0, before = 0, seen = 0;
+	for (unsigned i = 0; i < words; i++) {
+		seen += hweight64(addr[i]);
+		bool past = seen <= n; /* the bit lies beyond word i */
+		word += past;
+		before = past ? seen : before;
 	}
-	return size;
+	if (word == words)
+		return size;
+	return word * 64 + select64(addr[word], n - before);
 }
 
 #endif
