@@ -5,6 +5,7 @@
 #include "kernel/sim.h"
 #include "linux/mm.h"
 #include "linux/mmdebug.h" /* VM_BUG_ON: checked in the debug build */
+#include "linux/tlb_oracle.h"
 #include "workload/touch.h"
 
 /* The PTE (or PMD) lock of a table, as the time until which it is held. */
@@ -18,6 +19,26 @@ static inline void ptl_unlock(struct sim *s, struct pte_table *t)
 {
 	t->ptl_free_at = sim_now(s);
 	touch_ptl_held(&s->w.touch, t->group, t->rank, t->ptl_free_at); /* simulator: bulk faults */
+}
+
+/* mm/pgtable-generic.c: set_pte_at's body, inline where a hot path knows
+ * the new PTE (a hint fault restoring one: present, so the oracle's case
+ * and the PROT_NONE gain fold away); every other caller calls set_pte_at. */
+static inline __attribute__((always_inline)) void
+set_pte_at_inline(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t val)
+{
+	pte_t old = *ptep;
+	bool hot = false;
+	*ptep = val;
+	if (vma->vm_mm->sim->oracle && (old & PTE_PRESENT) && !(val & PTE_PRESENT))
+		oracle_pte_off(vma->vm_mm->sim, vma, addr, val);
+	struct pte_table *t = pte_table_of(vma, addr);
+	int d = pte_table_update(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), old, val,
+				 &hot);
+	if (d) {
+		VM_BUG_ON(touch_in_bulk(&vma->vm_mm->sim->w.touch, t->group)); /* not synced first */
+		touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, d);
+	}
 }
 
 /* mm/memory.c */

@@ -27,7 +27,7 @@ void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vm
 	pte_t pte = PTE_PRESENT | PTE_YOUNG | (*ptep & (PTE_DIRTY | PTE_SIM_HOT));
 	if (writable)
 		pte |= PTE_WRITE;
-	set_pte_at(vma, addr, ptep, pte);
+	set_pte_at_inline(vma, addr, ptep, pte); /* once per hint fault */
 }
 
 /* numa_rebuild_large_mapping: restore every PROT_NONE PTE of the folio that
@@ -71,8 +71,10 @@ int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, 
 	return mpol_misplaced(folio, vma, vmf->address);
 }
 
-static void rebuild_mapping(struct vm_fault *vmf, struct folio folio, pte_t *ptep,
-			    bool writable, bool ignore_writable)
+/* Inline in its three callers: once per hint fault. */
+static inline __attribute__((always_inline)) void
+rebuild_mapping(struct vm_fault *vmf, struct folio folio, pte_t *ptep, bool writable,
+		bool ignore_writable)
 {
 	/* numa_rebuild_large_mapping came with the mTHP series (v6.10):
 	 * before it, only the faulting PTE was restored */

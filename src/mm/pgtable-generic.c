@@ -4,25 +4,16 @@
 #include "kernel/sim.h"
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
+#include "mm/internal.h"
 #include "workload/touch.h"
 
 /* set_pte_at: besides the PTE, the model keeps derived state in step -- the
  * table's PROT_NONE bitmaps (split by the workload's hot bit) and the touch
- * model's counts -- so that a touch can find the k-th PROT_NONE page. */
+ * model's counts -- so that a touch can find the k-th PROT_NONE page
+ * (set_pte_at_inline, mm/internal.h). */
 void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t val)
 {
-	pte_t old = *ptep;
-	bool hot = false;
-	*ptep = val;
-	if (vma->vm_mm->sim->oracle && (old & PTE_PRESENT) && !(val & PTE_PRESENT))
-		oracle_pte_off(vma->vm_mm->sim, vma, addr, val);
-	struct pte_table *t = pte_table_of(vma, addr);
-	int d = pte_table_update(t, (unsigned)(pte_index(vma, addr) & (PTRS_PER_PTE - 1)), old, val,
-				 &hot);
-	if (d) {
-		VM_BUG_ON(touch_in_bulk(&vma->vm_mm->sim->w.touch, t->group)); /* not synced first */
-		touch_count(&vma->vm_mm->sim->w.touch, t->group, t->rank, t->weight, hot, d);
-	}
+	set_pte_at_inline(vma, addr, ptep, val);
 }
 
 void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b)
