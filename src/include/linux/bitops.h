@@ -71,6 +71,7 @@ static inline unsigned select64(uint64_t x, unsigned n)
 static inline unsigned find_nth_bit(const uint64_t *addr, unsigned size, unsigned n)
 {
 	unsigned words = size / 64, word = 0, before = 0, seen = 0;
+#pragma GCC unroll 8 /* a page table's bitmap: 8 words, no loop left */
 	for (unsigned i = 0; i < words; i++) {
 		seen += hweight64(addr[i]);
 		bool past = seen <= n; /* the bit lies beyond word i */
