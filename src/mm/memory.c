@@ -51,8 +51,9 @@ void numa_rebuild_large_mapping(struct vm_fault *vmf, struct vm_area_struct *vma
 }
 
 /* numa_migrate_check: flags, last_cpupid, the counters, the VMA's PID bit,
- * and the policy's verdict. */
-int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int *flags,
+ * and the policy's verdict.  Inline in do_numa_page (once per hint fault);
+ * the huge-PMD fault calls it. */
+inline __attribute__((always_inline)) int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int *flags,
 		       bool writable, int *last_cpupid)
 {
 	struct vm_area_struct *vma = vmf->vma;

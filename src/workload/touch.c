@@ -110,7 +110,9 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 	return 0;
 }
 
-void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
+/* touch_rearm's body, inline in touch_changed: after every hint fault. */
+static inline __attribute__((always_inline)) void rearm(struct touch_model *tm, uint32_t g,
+							uint64_t base)
 {
 	struct engine *e = tm->e;
 	VM_BUG_ON(touch_in_bulk(tm, g)); /* its faults would be drawn twice */
@@ -119,6 +121,11 @@ void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 		timerq_set(&e->q, tm->timer[g], when);
 	else
 		timerq_cancel(&e->q, tm->timer[g]);
+}
+
+void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
+{
+	rearm(tm, g, base);
 }
 
 void touch_changed(struct touch_model *tm, uint32_t g)
@@ -133,7 +140,7 @@ void touch_changed(struct touch_model *tm, uint32_t g)
 		if (busy > base)
 			base = busy;
 	}
-	touch_rearm(tm, g, base);
+	rearm(tm, g, base);
 }
 
 /* ---- faults without a table yet (docs/model.md 3.3c) ---------------------- */
