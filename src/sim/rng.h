@@ -41,6 +41,13 @@ static inline uint64_t rng_next(struct rng *r)
 	return rng_mix(r->key + 0xd1b54a32d192ed03ull * ++r->ctr);
 }
 
+/* A draw whose value cannot matter to its caller: the counter moves as if
+ * it had been drawn, so the draws after it are the same. */
+static inline void rng_skip(struct rng *r)
+{
+	r->ctr++;
+}
+
 /* Uniform in [0, 1). */
 static inline double rng_unit(struct rng *r)
 {

@@ -227,7 +227,14 @@ struct touch_pick {
 static inline void touch_pick_from(struct rng *r, double wh, double wc, uint64_t pn_hot,
 				   uint64_t pn_cold, uint64_t nr_touchers, struct touch_pick *p)
 {
-	p->hot = rng_unit(r) * (wh + wc) < wh;
+	/* u (wh + wc) < wh: never true without a rate on the hot pages
+	 * (most workloads have no hot set), whatever u is */
+	if (wh > 0) {
+		p->hot = rng_unit(r) * (wh + wc) < wh;
+	} else {
+		p->hot = false;
+		rng_skip(r);
+	}
 	p->count = p->hot ? pn_hot : pn_cold;
 	p->k = p->count ? rng_below(r, p->count) : 0;
 	p->toucher = nr_touchers ? rng_below(r, nr_touchers) : 0;

@@ -270,10 +270,40 @@ static void test_the_last_fault_is_placed_among_what_is_left(void **state)
 	expect_last_fault_uniform(1, one);
 }
 
+/* touch_pick_from without a rate on the hot pages: the kind's draw is
+ * skipped, not its counter -- the page, the toucher and the thinning
+ * variate are the draws a full pick would make; with a hot rate the kind
+ * is drawn from the same variate. */
+static void test_pick_without_hot_rate_keeps_the_draws(void **state)
+{
+	(void)state;
+	for (uint64_t ctr = 0; ctr < 1000; ctr++) {
+		struct rng r = { 0x1234567887654321ull, ctr }, ref = r;
+		struct touch_pick p;
+		touch_pick_from(&r, 0.0, 2.5, 0, 300, 7, &p);
+		(void)rng_unit(&ref); /* the kind's variate */
+		assert_false(p.hot);
+		assert_int_equal(p.count, 300);
+		assert_int_equal(p.k, rng_below(&ref, 300));
+		assert_int_equal(p.toucher, rng_below(&ref, 7));
+		assert_true(p.thin == rng_unit(&ref));
+		assert_int_equal(r.ctr, ref.ctr);
+		/* with both rates: the kind from the first variate */
+		struct rng r2 = { 0x1234567887654321ull, ctr }, ref2 = r2;
+		touch_pick_from(&r2, 1.0, 3.0, 40, 300, 0, &p);
+		bool hot = rng_unit(&ref2) * 4.0 < 1.0;
+		assert_int_equal(p.hot, hot);
+		assert_int_equal(p.k, rng_below(&ref2, hot ? 40 : 300));
+		assert_true(p.thin == rng_unit(&ref2));
+		assert_int_equal(r2.ctr, ref2.ctr);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_is_the_prefix_sum_search),
+		cmocka_unit_test(test_pick_without_hot_rate_keeps_the_draws),
 		cmocka_unit_test(test_pending_faults_are_conserved),
 		cmocka_unit_test(test_a_tables_share_is_hypergeometric),
 		cmocka_unit_test(test_mixed_batches_of_weighted_pages_split_alike),
