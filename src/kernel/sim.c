@@ -349,9 +349,21 @@ int sim_run(struct sim *s)
 	 * numbers are the configuration's, fixed for the run) */
 	const uint32_t compaction_first = s->nr_timers - compaction_nr_timers(s);
 	const uint32_t madvise_first = compaction_first - madvise_nr_timers(s);
+	/* the tasks' timers come first (tick, step, slice touch): nearly
+	 * every event is one of them, so they are told apart first */
+	const uint32_t task_timers = 3u * (uint32_t)s->nr_tasks;
 	while (!timerq_empty(&s->e.q) && !s->stop) {
 		uint32_t id = timerq_pop(&s->e.q, &now);
 		s->st.events++;
+		if (id < task_timers) {
+			struct task_struct *p = &s->tasks[id / 3];
+			switch (id % 3) {
+			case 0: sched_tick(s, p, now); break;
+			case 1: task_step(s, p, now); break;
+			default: user_touch(s, (uint32_t)p->idx, now); break;
+			}
+			continue;
+		}
 		if (id == s->timer_end)
 			break;
 		if (id == s->timer_account) {
@@ -379,15 +391,8 @@ int sim_run(struct sim *s)
 			madvise_timer(s, id, now);
 		} else if (id > s->timer_end) {
 			sched_timer(s, id, now);
-		} else if (id >= 3u * (uint32_t)s->nr_tasks) {
-			user_touch(s, (uint32_t)s->nr_tasks + (id - 3u * (uint32_t)s->nr_tasks), now);
 		} else {
-			struct task_struct *p = &s->tasks[id / 3];
-			switch (id % 3) {
-			case 0: sched_tick(s, p, now); break;
-			case 1: task_step(s, p, now); break;
-			default: user_touch(s, (uint32_t)p->idx, now); break;
-			}
+			user_touch(s, (uint32_t)s->nr_tasks + (id - task_timers), now); /* a shared region's */
 		}
 	}
 	if (!s->end_ns)
