@@ -74,24 +74,23 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				last_idx = pgoff + i;
 				if (!prot_numa_test_small(&pt, ps, anon))
 					continue;
-				goto change;
-			}
-			struct folio folio = page_folio(fs, pgoff + i);
-			bool same = folio_test_large(folio) && last_fs == folio.fs && last_idx == folio.idx &&
-				    pt.mthp_numa;
-			last_fs = folio.fs;
-			last_idx = folio.idx;
-			if (!same && !prot_numa_test(&pt, folio, pgoff + i)) {
-				/* skip the rest of this folio's PTEs in the table */
-				uint64_t fend = folio.idx + folio_nr_pages(folio) - pgoff;
-				if (fend > iend)
-					fend = iend;
-				looked += (long)(fend - i) - 1;
-				i = fend - 1;
-				continue;
+			} else {
+				struct folio folio = page_folio(fs, pgoff + i);
+				bool same = folio_test_large(folio) && last_fs == folio.fs &&
+					    last_idx == folio.idx && pt.mthp_numa;
+				last_fs = folio.fs;
+				last_idx = folio.idx;
+				if (!same && !prot_numa_test(&pt, folio, pgoff + i)) {
+					/* skip the rest of this folio's PTEs in the table */
+					uint64_t fend = folio.idx + folio_nr_pages(folio) - pgoff;
+					if (fend > iend)
+						fend = iend;
+					looked += (long)(fend - i) - 1;
+					i = fend - 1;
+					continue;
+				}
 			}
 		}
-change:
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
 		set_pte_at_batched(t, (unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
