@@ -19,8 +19,9 @@
 #include "mm/internal.h"
 
 /* numa_rebuild_single_mapping: restore the PTE from vm_page_prot, young,
- * writable if allowed.  A permission upgrade: no flush. */
-void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
+ * writable if allowed.  A permission upgrade: no flush.  Inline in
+ * rebuild_mapping: once per hint fault. */
+inline __attribute__((always_inline)) void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
 				 uint64_t addr, pte_t *ptep, bool writable)
 {
 	(void)vmf;
