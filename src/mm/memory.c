@@ -125,7 +125,7 @@ bool do_numa_page(struct vm_fault *vmf)
 	 * b99a342d4f11 the PTE stays PROT_NONE until the migration remaps it */
 	if (!s->k.numa_delay_mapping) {
 		rebuild_mapping(vmf, folio, ptep, writable, false);
-		touch_changed(&s->w.touch, t->group);
+		touch_changed_inline(&s->w.touch, t->group);
 	}
 	ptl_unlock(s, t);
 	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0, (int64_t)vmf->address, nid,
@@ -142,7 +142,7 @@ out_map:
 	ptl_unlock(s, t);
 	trace(s, TR_HINT_FAULT, s->e.cpu, p->pid, s->e.t0, sim_now(s) - s->e.t0, (int64_t)vmf->address, nid,
 	      NUMA_NO_NODE, flags);
-	touch_changed(&s->w.touch, t->group);
+	touch_changed_inline(&s->w.touch, t->group);
 	if (nid != NUMA_NO_NODE)
 		task_numa_fault(s, last_cpupid, nid, nr_pages, flags);
 	return false;

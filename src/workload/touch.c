@@ -110,37 +110,14 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 	return 0;
 }
 
-/* touch_rearm's body, inline in touch_changed: after every hint fault. */
-static inline __attribute__((always_inline)) void rearm(struct touch_model *tm, uint32_t g,
-							uint64_t base)
-{
-	struct engine *e = tm->e;
-	VM_BUG_ON(touch_in_bulk(tm, g)); /* its faults would be drawn twice */
-	uint64_t when = touch_draw(tm, g, base);
-	if (when)
-		timerq_set(&e->q, tm->timer[g], when);
-	else
-		timerq_cancel(&e->q, tm->timer[g]);
-}
-
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)
 {
-	rearm(tm, g, base);
+	touch_rearm_inline(tm, g, base);
 }
 
 void touch_changed(struct touch_model *tm, uint32_t g)
 {
-	uint64_t base = tm->e->t0;
-	if (g < tm->nr_slices) {
-		if (tm->owner_cpu[g] < 0) { /* its owner is not running */
-			timerq_cancel(&tm->e->q, tm->timer[g]);
-			return;
-		}
-		uint64_t busy = engine_busy_end(tm->e, tm->owner_cpu[g], base);
-		if (busy > base)
-			base = busy;
-	}
-	rearm(tm, g, base);
+	touch_changed_inline(tm, g);
 }
 
 /* ---- faults without a table yet (docs/model.md 3.3c) ---------------------- */

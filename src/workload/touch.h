@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "linux/mmdebug.h" /* VM_BUG_ON */
 #include "sim/engine.h"
 #include "sim/rng.h"
 
@@ -204,12 +205,40 @@ static inline uint64_t touch_draw(struct touch_model *tm, uint32_t g, uint64_t b
 
 /* touch_draw, and arm the group's timer then (cancel it if nothing). */
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base);
+static inline __attribute__((always_inline)) void touch_rearm_inline(struct touch_model *tm,
+								     uint32_t g, uint64_t base)
+{
+	struct engine *e = tm->e;
+	VM_BUG_ON(touch_in_bulk(tm, g)); /* its faults would be drawn twice */
+	uint64_t when = touch_draw(tm, g, base);
+	if (when)
+		timerq_set(&e->q, tm->timer[g], when);
+	else
+		timerq_cancel(&e->q, tm->timer[g]);
+}
 /* A path changed the PROT_NONE set of one of @g's tables: redraw from the
  * event's time -- the group's other PROT_NONE pages stay touchable while
  * the step that made the change runs -- or, for a slice whose owner is in
  * a kernel path, from when it leaves; a slice whose owner is off-CPU is
  * not touched at all. */
 void touch_changed(struct touch_model *tm, uint32_t g);
+/* touch_changed's body: inline where a hint fault calls it (mm/memory.c),
+ * the extern function for everyone else. */
+static inline __attribute__((always_inline)) void touch_changed_inline(struct touch_model *tm,
+								       uint32_t g)
+{
+	uint64_t base = tm->e->t0;
+	if (g < tm->nr_slices) {
+		if (tm->owner_cpu[g] < 0) { /* its owner is not running */
+			timerq_cancel(&tm->e->q, tm->timer[g]);
+			return;
+		}
+		uint64_t busy = engine_busy_end(tm->e, tm->owner_cpu[g], base);
+		if (busy > base)
+			base = busy;
+	}
+	touch_rearm_inline(tm, g, base);
+}
 
 /* What a firing group touches: hot or cold, the k-th of @count (weighted)
  * PROT_NONE pages of that kind, which of its @nr_touchers touchers (0: a slice, whose
