@@ -21,8 +21,9 @@
 /* numa_rebuild_single_mapping: restore the PTE from vm_page_prot, young,
  * writable if allowed.  A permission upgrade: no flush.  Inline in
  * rebuild_mapping: once per hint fault. */
-inline __attribute__((always_inline)) void numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma,
-				 uint64_t addr, pte_t *ptep, bool writable)
+inline __attribute__((always_inline)) void
+numa_rebuild_single_mapping(struct vm_fault *vmf, struct vm_area_struct *vma, uint64_t addr,
+			    pte_t *ptep, bool writable)
 {
 	(void)vmf;
 	pte_t pte = PTE_PRESENT | PTE_YOUNG | (*ptep & (PTE_DIRTY | PTE_SIM_HOT));
@@ -54,8 +55,9 @@ void numa_rebuild_large_mapping(struct vm_fault *vmf, struct vm_area_struct *vma
 /* numa_migrate_check: flags, last_cpupid, the counters, the VMA's PID bit,
  * and the policy's verdict.  Inline in do_numa_page (once per hint fault);
  * the huge-PMD fault calls it. */
-inline __attribute__((always_inline)) int numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int *flags,
-		       bool writable, int *last_cpupid)
+inline __attribute__((always_inline)) int
+numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int *flags,
+		   bool writable, int *last_cpupid)
 {
 	struct vm_area_struct *vma = vmf->vma;
 

@@ -901,9 +901,9 @@ int workload_start(struct sim *s)
  * caller adds to s->w.remote_ns.  @target: operations before a thread
  * exits (0: none).  Inlined in the accounting tick's loop, which reads
  * @local and @target once. */
-static inline __attribute__((always_inline)) double account_task(struct sim *s, struct task_struct *t,
-								 uint64_t now, double op, double local,
-								 double target)
+static inline __attribute__((always_inline)) double
+account_task(struct sim *s, struct task_struct *t, uint64_t now, double op, double local,
+	     double target)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
 	double span = (double)(now - t->acct_from);
@@ -928,7 +928,8 @@ static inline __attribute__((always_inline)) double account_task(struct sim *s, 
 	 * thread touches no memory while they run */
 	double frac = span > 0 ? 1 - stolen / span : 1;
 	s->w.user_frac[t->idx] = frac < 0 ? 0 : frac;
-	/* user time spent waiting on latency beyond all-local memory */
+	/* user time spent waiting on latency beyond all-local memory (0 adds
+	 * nothing: the sum starts at +0 and only grows) */
 	return op > local ? user * (op - local) / op : 0;
 }
 
@@ -937,12 +938,15 @@ static double local_op_ns(const struct sim *s)
 	return s->w.p.cpu_ns_per_op + s->m.cost.dram_local_ns;
 }
 
+/* The operations a thread does before it exits (0: no limit). */
+static double work_target(const struct sim *s)
+{
+	return s->w.p.work_mops * 1e6;
+}
+
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 {
-	double op = task_op_ns(s, t), local = local_op_ns(s);
-	double wait = account_task(s, t, now, op, local, s->w.p.work_mops * 1e6);
-	if (op > local)
-		s->w.remote_ns += wait;
+	s->w.remote_ns += account_task(s, t, now, task_op_ns(s, t), local_op_ns(s), work_target(s));
 }
 
 /* Every 10 ms: settle the running tasks, then refresh the rates.  Nothing
@@ -951,16 +955,11 @@ void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 void workload_account(struct sim *s, uint64_t now)
 {
 	refresh_op_ns(s);
-	const double local = local_op_ns(s), target = s->w.p.work_mops * 1e6;
+	const double local = local_op_ns(s), target = work_target(s);
 	double remote = s->w.remote_ns; /* the same additions in the same order */
-	for (int i = 0; i < s->nr_tasks; i++) {
-		struct task_struct *t = &s->tasks[i];
-		if (t->state != TASK_ON_CPU)
-			continue;
-		double op = s->w.op_ns[i], wait = account_task(s, t, now, op, local, target);
-		if (op > local)
-			remote += wait;
-	}
+	for (int i = 0; i < s->nr_tasks; i++)
+		if (s->tasks[i].state == TASK_ON_CPU)
+			remote += account_task(s, &s->tasks[i], now, s->w.op_ns[i], local, target);
 	s->w.remote_ns = remote;
 	/* time spent at a bandwidth limit, for the report */
 	double dt = (double)(now - s->w.last_account);
