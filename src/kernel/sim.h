@@ -113,6 +113,7 @@ struct sim {
 	struct cpu_state *cpus;
 	struct task_struct *tasks;
 	int nr_tasks;
+	uint64_t task_node_gen;           /* moves when a task changes CPU (workload's op_ns) */
 	struct mm_struct *mms;
 	int nr_mms;
 	struct folio_store *stores;

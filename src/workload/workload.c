@@ -492,6 +492,14 @@ void workload_free(struct sim *s)
 	free(s->w.sat_ns);
 	free(s->w.peak_q);
 	free(s->w.op_node);
+	free(s->w.shared_term);
+	free(s->w.task_mm);
+	free(s->w.slice_term);
+	free(s->w.slice_dirty);
+	free(s->w.dirty_task);
+	s->w.shared_term = s->w.slice_term = NULL;
+	s->w.task_mm = s->w.dirty_task = NULL;
+	s->w.slice_dirty = NULL;
 	free(s->w.demand_bps);
 	free(s->w.demand_in);
 	s->w.op_node = NULL;
@@ -540,12 +548,21 @@ static void class_mark_stale(struct workload *w, int cls)
 {
 	w->lat_stale[cls] = 1;
 	w->op_valid = false;
+	if (cls < w->nr_classes - w->p.processes) { /* a slice: its reader's term */
+		int task = w->toucher[cls];
+		if (!w->slice_dirty[task]) {
+			w->slice_dirty[task] = 1;
+			w->dirty_task[w->nr_dirty++] = task;
+		}
+	}
+	/* a shared class: its term is taken again at every refresh */
 }
 
 static void class_mark_all_stale(struct workload *w)
 {
 	memset(w->lat_stale, 1, (size_t)w->nr_classes);
 	w->op_valid = false;
+	w->op_all = true;
 }
 
 static void class_recompute(struct sim *s, int cls)
@@ -797,42 +814,88 @@ static void rates_from_op_ns(struct sim *s)
 	refresh_page_rates(s);
 }
 
-/* op_ns of every task, unless no task's can have changed: it is a
- * function of the task's node and of its slice's and its process's shared
- * class's latencies (a syscall caller's of neither), which are unchanged
- * while no class has been marked stale since op_ns was computed
- * (op_valid; a class is recomputed only when stale).  Else every task's is
- * recomputed, and what follows from op_ns (the bandwidth demand, the
- * rates) too.  When it is kept, the loop also tells solve_bandwidth
- * whether the same tasks run as when its first-round sums were taken. */
+/* op_ns of every task, as op_ns_on gives it: cpu_ns + lat, where lat =
+ * 0 + share * L(slice, node) + (1 - share) * L(shared, node) is the same
+ * number as slice_term + shared_term, each term +0 where its share is 0
+ * (adding to +0 changes no latency; none is -0).  The slice term is kept
+ * per task, the shared term per shared class and node: a task's op_ns is
+ * then two loads and two additions.  A term is taken again when its class
+ * was marked stale since (a slice class marks its reader in slice_dirty,
+ * any other change marks all: op_all) or the task's node changed (the
+ * scheduler's task_node_gen moved and the node is not the one op_node
+ * holds).  A class is recomputed from its own inputs alone, so which task
+ * reads it first does not matter.  When op_ns is kept whole (op_valid),
+ * a bandwidth-limited run's check also tells solve_bandwidth whether the
+ * same tasks run as when its first-round sums were taken. */
+static void op_terms_task(struct sim *s, int i, int node, double share)
+{
+	struct workload *w = &s->w;
+	const struct task_struct *t = &s->tasks[i];
+	w->task_mm[i] = t->syscall_caller ? -1 : t->mm->id;
+	w->slice_term[i] = !t->syscall_caller && share > 0 ? share * class_latency(s, w->slice_of[i], node) : 0;
+	w->op_node[i] = node;
+	w->slice_dirty[i] = 0;
+}
+
+static void op_ns_from_terms(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const double share = private_share(s), cpu_ns = w->p.cpu_ns_per_op;
+	const int nodes = s->m.nr_nodes, shared_classes = w->nr_classes - s->nr_tasks;
+	double *shared_term = w->shared_term;
+	for (int c = 0; c < shared_classes; c++)
+		for (int n = 0; n < nodes; n++)
+			shared_term[(size_t)c * (size_t)nodes + (size_t)n] =
+				share < 1 ? (1 - share) * class_latency(s, s->nr_tasks + c, n) : 0;
+	const bool map_shared = w->p.map_shared;
+	const int *mm = w->task_mm, *node = w->op_node;
+	const double *slice_term = w->slice_term;
+	double *op_ns = w->op_ns;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		int row = map_shared ? 0 : mm[i];
+		op_ns[i] = mm[i] < 0 ? cpu_ns
+				     : cpu_ns + (slice_term[i] +
+						 shared_term[(size_t)row * (size_t)nodes + (size_t)node[i]]);
+	}
+	w->nr_dirty = 0;
+	w->op_all = false;
+	w->op_valid = true;
+	w->demand_valid = w->rates_valid = false;
+}
+
 static void refresh_op_ns(struct sim *s)
 {
 	struct workload *w = &s->w;
-	if (w->op_valid) {
+	const double share = private_share(s);
+	const uint64_t gen = s->task_node_gen;
+	if (!w->op_all) {
+		bool check_running = w->op_valid && bandwidth_limited(s);
 		bool same_nodes = true, same_running = true;
-		for (int i = 0; i < s->nr_tasks; i++) {
-			const struct task_struct *t = &s->tasks[i];
-			same_nodes &= t->syscall_caller || w->op_node[i] == s->cpus[t->cpu].node;
-			same_running &= demand_counts(t) == w->demand_in[i];
-		}
+		if (gen != w->op_gen || check_running)
+			for (int i = 0; i < s->nr_tasks; i++) {
+				const struct task_struct *t = &s->tasks[i];
+				same_nodes &= t->syscall_caller || w->op_node[i] == s->cpus[t->cpu].node;
+				same_running &= demand_counts(t) == w->demand_in[i];
+			}
 		if (same_nodes) {
-			if (!same_running)
-				w->demand_valid = false;
+			w->op_gen = gen;
+			if (w->op_valid) {
+				if (check_running && !same_running)
+					w->demand_valid = false;
+				return;
+			}
+			for (int k = 0; k < w->nr_dirty; k++) {
+				int i = w->dirty_task[k];
+				op_terms_task(s, i, w->op_node[i], share);
+			}
+			op_ns_from_terms(s);
 			return;
 		}
 	}
-	const double share = private_share(s), cpu_ns = w->p.cpu_ns_per_op;
-	for (int i = 0; i < s->nr_tasks; i++) {
-		const struct task_struct *t = &s->tasks[i];
-		int node = s->cpus[t->cpu].node;
-		w->op_ns[i] = op_ns_on(s, t, node, share, cpu_ns);
-		w->op_node[i] = node;
-	}
-	/* each class a task read was recomputed before it read it, so
-	 * op_ns is current even if some were recomputed in the loop; a class
-	 * still stale is read by no task */
-	w->op_valid = true;
-	w->demand_valid = w->rates_valid = false;
+	for (int i = 0; i < s->nr_tasks; i++)
+		op_terms_task(s, i, s->cpus[s->tasks[i].cpu].node, share);
+	w->op_gen = gen;
+	op_ns_from_terms(s);
 }
 
 /* The rates from s->w.op_ns, after the bandwidth roofline has had its say. */
@@ -847,6 +910,7 @@ static void settle_rates(struct sim *s)
 static void refresh_rates(struct sim *s)
 {
 	s->w.op_valid = false;
+	s->w.op_all = true;
 	refresh_op_ns(s);
 	settle_rates(s);
 }
@@ -869,9 +933,19 @@ int workload_start(struct sim *s)
 	s->w.sat_ns = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.peak_q = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.op_node = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.task_mm = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.slice_term = malloc((size_t)s->nr_tasks * sizeof(double));
+	s->w.slice_dirty = calloc((size_t)s->nr_tasks, 1);
+	s->w.dirty_task = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.nr_dirty = 0;
+	s->w.op_all = true;
+	s->w.shared_term = malloc((size_t)(s->w.nr_classes - s->nr_tasks) * (size_t)s->m.nr_nodes *
+				  sizeof(double) + 1);
 	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
 	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
+	    !s->w.shared_term || !s->w.task_mm || !s->w.slice_term || !s->w.slice_dirty ||
+	    !s->w.dirty_task ||
 	    !s->w.demand_bps || !s->w.demand_in)
 		return -1;
 	s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;

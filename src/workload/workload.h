@@ -144,6 +144,14 @@ struct workload {
 	 * and rates"): each is recomputed when one of its inputs changed. */
 	bool op_valid;               /* no class marked stale since op_ns was last computed */
 	int *op_node;                /* [task]: the node op_ns was computed for */
+	bool op_all;                 /* every task's terms are stale (refresh_op_ns) */
+	uint64_t op_gen;             /* sim.task_node_gen when op_node was last current */
+	double *shared_term;         /* [shared class][node]: its part of op_ns */
+	double *slice_term;          /* [task]: its slice's part of op_ns */
+	int *task_mm;                /* [task]: its mm's id, -1 for a syscall caller */
+	uint8_t *slice_dirty;        /* [task]: its slice class was marked stale since */
+	int *dirty_task;             /* those tasks, nr_dirty of them */
+	int nr_dirty;
 	bool demand_valid;           /* demand_bps: solve_bandwidth's first round, at op_ns */
 	double *demand_bps;          /* [node, then the link]: its sums */
 	uint8_t *demand_in;          /* [task]: counted in them (running, not a syscall caller) */

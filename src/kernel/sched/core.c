@@ -218,6 +218,7 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 	double refill = switch_refill_ns(s, cpu, next, now);
 	c->curr = next;
 	next->state = TASK_ON_CPU;
+	s->task_node_gen += next->cpu != cpu; /* set_task_cpu moved it here already */
 	next->cpu = cpu;
 	next->exec_start = now;
 	next->acct_from = now;
@@ -272,6 +273,7 @@ void set_task_cpu(struct sim *s, struct task_struct *p, int cpu)
 	s->st.task_node_moves += node_move;
 	p->nr_node_moves += node_move;
 	p->cpu = cpu;
+	s->task_node_gen++;
 }
 
 /* Put a task that is not running on @cpu's runqueue, running it at once if
@@ -678,6 +680,7 @@ void sched_place_tasks(struct sim *s)
 		int cpu = fork_spread_cpu(&s->m, i);
 		int node = machine_cpu_node(&s->m, cpu);
 		p->cpu = cpu;
+		s->task_node_gen++;
 		p->move_to = -1;
 		p->state = TASK_NEW;
 		if (s->w.p.bind == BIND_CPU)
