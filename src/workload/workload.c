@@ -1101,6 +1101,43 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
 
 /* ---- aggregated private faults (docs/model.md 3.3a) ------------------------ */
 
+/* Whether a table's @n pages may be pooled for @p on @nid: none is in a
+ * large folio (its faults restore several PTEs), and each PROT_NONE one is
+ * on @nid, not isolated or locked for a migration, and was last touched by
+ * @p or by nobody (else its fault is a shared one, for task_numa_group).
+ * A page's state is one 8-byte word: the fields are compared at once,
+ * against a page_state built with the wanted values under a mask built
+ * the same way (so the byte order does not matter). */
+static bool table_poolable(const struct page_state *pg, const pte_t *ptes, uint64_t n, int nid,
+			   const struct task_struct *p)
+{
+	struct page_state want = { .last_cpupid = (uint32_t)p->pid & 0xff, .nid = (uint8_t)nid },
+			  order = { .flags = (uint8_t)(0xffu << FOLIO_ORDER_SHIFT) },
+			  placed = { .nid = 0xff, .flags = FOLIO_ISOLATED | FOLIO_LOCKED },
+			  pid = { .last_cpupid = 0xff }, unset = { .last_cpupid = LAST_CPUPID_UNSET },
+			  last = { .last_cpupid = UINT32_MAX };
+	uint64_t w_want, m_order, m_placed, m_pid, w_unset, m_last;
+	memcpy(&w_want, &want, 8);
+	memcpy(&m_order, &order, 8);
+	memcpy(&m_placed, &placed, 8);
+	memcpy(&m_pid, &pid, 8);
+	memcpy(&w_unset, &unset, 8);
+	memcpy(&m_last, &last, 8);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t w;
+		memcpy(&w, &pg[i], 8);
+		if (w & m_order)
+			return false; /* a large folio: its faults restore several PTEs */
+		if (!pte_protnone(ptes[i]))
+			continue;
+		/* misplaced, migrating, or a shared fault (task_numa_group) */
+		if (((w ^ w_want) & m_placed) ||
+		    (((w ^ w_want) & m_pid) && ((w ^ w_unset) & m_last)))
+			return false;
+	}
+	return true;
+}
+
 void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct touch_model *tm = &s->w.touch;
@@ -1114,18 +1151,8 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
 	uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
 	const struct page_state *pg = &vma->store->pg[vma->store_pgoff + i0];
-	if (tp->on)
+	if (tp->on || !table_poolable(pg, &vma->ptes[i0], n, nid, p))
 		return;
-	for (uint64_t i = 0; i < n; i++) {
-		if (pg[i].flags >> FOLIO_ORDER_SHIFT)
-			return; /* a large folio: its faults restore several PTEs */
-		if (!pte_protnone(vma->ptes[i0 + i]))
-			continue;
-		uint32_t last = pg[i].last_cpupid;
-		if (pg[i].nid != nid || (pg[i].flags & (FOLIO_ISOLATED | FOLIO_LOCKED)) ||
-		    (last != LAST_CPUPID_UNSET && !cpupid_match_pid(p, (int)last)))
-			return; /* misplaced, migrating, or a shared fault (task_numa_group) */
-	}
 	tp->on = 1;
 	tp->nid = (uint8_t)nid;
 	uint32_t g = t->group;
