@@ -804,12 +804,14 @@ static void rates_from_op_ns(struct sim *s)
 	s->w.rates_valid = true;
 	for (int i = 0; i < s->nr_mms; i++)
 		s->w.mm_rate[i] = 0;
+	const int *mm = s->w.task_mm; /* refresh_op_ns took them */
+	const double *op_ns = s->w.op_ns;
+	double *task_rate = s->w.task_rate, *mm_rate = s->w.mm_rate;
 	for (int i = 0; i < s->nr_tasks; i++) {
-		struct task_struct *t = &s->tasks[i];
-		if (t->syscall_caller)
-			continue;
-		s->w.task_rate[i] = 1e9 / s->w.op_ns[i];
-		s->w.mm_rate[t->mm->id] += s->w.task_rate[i];
+		if (mm[i] < 0)
+			continue; /* a syscall caller */
+		task_rate[i] = 1e9 / op_ns[i];
+		mm_rate[mm[i]] += task_rate[i];
 	}
 	refresh_page_rates(s);
 }
@@ -980,7 +982,7 @@ account_task(struct sim *s, struct task_struct *t, uint64_t now, double op, doub
 	     double target)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
-	double span = (double)(now - t->acct_from);
+	double span = ns_to_double(now - t->acct_from); /* acct_from <= now */
 	double busy, stolen;
 	engine_account_delta(c, &busy, &stolen);
 	t->acct_from = now;
@@ -1258,30 +1260,35 @@ void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t a
 /* ---- the hint-fault process -------------------------------------------- */
 
 /* Touch rates (touches/ns) of one hot and one cold page of a region of
- * @pages taking @rate touches/s. */
-static void page_rates(const struct workload_params *p, double rate, double pages,
-		       double *hot, double *cold)
+ * @pages taking @rate touches/s, given workload.hot_fraction and
+ * hot_access_share (read once by the caller's loop: its stores could
+ * alias them). */
+static inline void page_rates(double hot_fraction, double hot_share, double rate, double pages,
+			      double *hot, double *cold)
 {
-	double pages_hot = pages * p->hot_fraction;
+	double pages_hot = pages * hot_fraction;
 	double pages_cold = pages - pages_hot;
-	*hot = pages_hot >= 1 ? rate * p->hot_access_share / pages_hot / 1e9 : 0;
-	*cold = pages_cold >= 1 ? rate * (1 - p->hot_access_share) / pages_cold / 1e9 : 0;
+	*hot = pages_hot >= 1 ? rate * hot_share / pages_hot / 1e9 : 0;
+	*cold = pages_cold >= 1 ? rate * (1 - hot_share) / pages_cold / 1e9 : 0;
 }
 
 /* Per-page rates of every class, after the task rates change. */
 static void refresh_page_rates(struct sim *s)
 {
 	const struct workload_params *p = &s->w.p;
+	const double hf = p->hot_fraction, hs = p->hot_access_share, priv = p->private_access_share;
+	const double *task_rate = s->w.task_rate, *wsize = s->w.wsize;
+	const int *toucher = s->w.toucher;
+	double *rate = s->w.touch.rate;
 	/* per page of weight 1: the region's touches over its weighted pages;
 	 * after partial unmaps, over the pages still mapped */
 	double f = s->w.unmapped_pages ? 1 - (double)s->w.unmapped_pages / (double)s->w.populated_pages : 1;
 	for (int i = 0; i < s->nr_tasks; i++) /* slice i, touched by toucher[i] */
-		page_rates(p, s->w.task_rate[s->w.toucher[i]] * p->private_access_share, s->w.wsize[i] * f,
-			   &s->w.touch.rate[2 * i], &s->w.touch.rate[2 * i + 1]);
+		page_rates(hf, hs, task_rate[toucher[i]] * priv, wsize[i] * f, &rate[2 * i], &rate[2 * i + 1]);
 	for (int m = 0; m < s->nr_mms; m++)
-		page_rates(p, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - p->private_access_share : 1),
-			   s->w.wsize[s->nr_tasks + m] * f, &s->w.touch.rate[2 * (s->nr_tasks + m)],
-			   &s->w.touch.rate[2 * (s->nr_tasks + m) + 1]);
+		page_rates(hf, hs, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - priv : 1),
+			   wsize[s->nr_tasks + m] * f, &rate[2 * (s->nr_tasks + m)],
+			   &rate[2 * (s->nr_tasks + m) + 1]);
 }
 
 /* ---- touch groups ---------------------------------------------------------- */
