@@ -32,7 +32,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	struct folio_store *last_fs = NULL;
 	uint64_t last_idx = 0;
 	bool flushed = false;
-	struct pte_batch batch = { { 0, 0 } };
+	struct pte_batch batch = { { { 0 } } };
 
 	workload_table_sync(vma, t); /* simulator: lazy build, pooled faults */
 	if (s->oracle)
@@ -93,7 +93,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		}
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_at_batched(t, (unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
+		set_pte_protnone_batched((unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
 		if (oracle)
 			oracle_pte_off(s, vma, vma->vm_start + (i << PAGE_SHIFT), newpte);
 		if (!pages)

@@ -19,11 +19,20 @@ void set_pte_at(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep, pte_t va
 void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b)
 {
 	struct touch_model *tm = &vma->vm_mm->sim->w.touch;
-	VM_BUG_ON((b->delta[0] || b->delta[1]) && touch_in_bulk(tm, t->group));
-	for (int hot = 0; hot < 2; hot++)
-		if (b->delta[hot])
-			touch_count(tm, t->group, t->rank, t->weight, hot, b->delta[hot]);
-	b->delta[0] = b->delta[1] = 0;
+	for (int hot = 0; hot < 2; hot++) {
+		uint64_t *map = hot ? t->protnone_hot : t->protnone_cold;
+		int gained = 0;
+		for (int w = 0; w < PTRS_PER_PTE / 64; w++) {
+			map[w] |= b->gained[hot][w];
+			gained += __builtin_popcountll(b->gained[hot][w]);
+			b->gained[hot][w] = 0;
+		}
+		if (!gained)
+			continue;
+		VM_BUG_ON(touch_in_bulk(tm, t->group));
+		*(hot ? &t->nr_protnone_hot : &t->nr_protnone_cold) += (uint16_t)gained;
+		touch_count(tm, t->group, t->rank, t->weight, hot, gained);
+	}
 }
 
 /* ptep_clear_flush: clear the PTE, and flush its one page only if a TLB may

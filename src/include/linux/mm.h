@@ -82,22 +82,21 @@ static inline int pte_table_update(struct pte_table *t, unsigned bit, pte_t old,
 	return -1;
 }
 
-/* set_pte_at for a path that changes many PTEs of one table @t
- * (change_pte_range): the bitmaps follow at once, the touch model's counts
- * gather in @b until set_ptes_done adds them in one go -- the same sums as
- * set_pte_at's one by one, since nothing reads them in between.  @bit is
- * the PTE's index in the table. */
+/* set_pte_at for a path that makes many PTEs of one table PROT_NONE
+ * (change_pte_range): the PTE is written at once; which PTEs became
+ * PROT_NONE gathers in @b, and set_ptes_done adds them to the table's
+ * bitmaps and counts and to the touch model's counts in one go -- the same
+ * bits and sums as set_pte_at's one by one, since nothing reads them in
+ * between.  @bit is the PTE's index in the table; @val is PROT_NONE. */
 struct pte_batch {
-	int delta[2]; /* PROT_NONE pages gained: [cold, hot] */
+	uint64_t gained[2][PTRS_PER_PTE / 64]; /* [cold, hot] */
 };
-static inline void set_pte_at_batched(struct pte_table *t, unsigned bit, pte_t *ptep, pte_t val,
-				      struct pte_batch *b)
+static inline void set_pte_protnone_batched(unsigned bit, pte_t *ptep, pte_t val, struct pte_batch *b)
 {
 	pte_t old = *ptep;
-	bool hot = false;
 	*ptep = val;
-	int d = pte_table_update(t, bit, old, val, &hot);
-	b->delta[hot] += d;
+	/* pte_table_update's bit, set where the PTE was not PROT_NONE before */
+	b->gained[!!((old | val) & PTE_SIM_HOT)][bit / 64] |= (uint64_t)!pte_protnone(old) << (bit % 64);
 }
 void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b);
 pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep);
