@@ -11,6 +11,62 @@
 #include "mm/internal.h"
 #include "workload/touch.h"
 
+/* What change_pte_range's loop carries, for change_small_ptes. */
+struct small_run {
+	pte_t *ptes;
+	const struct page_state *pg; /* the VMA's pages in its store */
+	struct prot_numa_test pt;
+	bool anon;
+	long looked, pages;
+	uint64_t changed_lo, changed_hi;
+	uint64_t last;               /* the last order-0 folio tested (PTE index), or UINT64_MAX */
+	struct pte_batch *batch;
+};
+
+/* change_pte_range's loop for a run of PTEs whose folios are order 0, as
+ * the bases with prot_numa_test_small test them and without the oracle:
+ * the loop's own steps, in a function of its own so that what it carries
+ * stays in registers (the whole loop has too much to keep there).  It
+ * returns at the first present PTE of a large folio, or @iend: the
+ * caller's loop takes that PTE. */
+__attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r, uint64_t i,
+							     uint64_t iend)
+{
+	pte_t *ptes = r->ptes;
+	const struct page_state *pg = r->pg;
+	const struct prot_numa_test pt = r->pt;
+	const bool anon = r->anon;
+	struct pte_batch *batch = r->batch;
+	long looked = 0, pages = r->pages;
+	uint64_t lo = r->changed_lo, hi = r->changed_hi, last = r->last;
+	for (; i < iend; i++) {
+		pte_t old = ptes[i];
+		if (!pte_present(old) || pte_protnone(old)) {
+			looked++;
+			continue;
+		}
+		struct page_state ps = pg[i];
+		if (ps.flags >> FOLIO_ORDER_SHIFT)
+			break; /* a large folio */
+		looked++;
+		last = i;
+		if (!prot_numa_test_small(&pt, ps, anon))
+			continue;
+		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
+		set_pte_protnone_batched((unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, batch);
+		if (!pages)
+			lo = i;
+		hi = i;
+		pages++;
+	}
+	r->looked += looked;
+	r->pages = pages;
+	r->changed_lo = lo;
+	r->changed_hi = hi;
+	r->last = last;
+	return i;
+}
+
 /* change_pte_range: one PTE table, under its PTL.  Flush any batched
  * unmaps first (flush_tlb_batched_pending), then make every present,
  * not-yet-PROT_NONE PTE whose folio may be NUMA-hinted PROT_NONE.
@@ -59,7 +115,28 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	const bool small_test = pt.mthp_numa, anon = fs->anon;
 	uint64_t i = pte_index(vma, addr), iend = i + ((end - addr) >> PAGE_SHIFT);
 	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
+	const bool fast = prot_numa && small_test && !oracle;
+	struct small_run run = { .ptes = ptes, .pg = fs->pg + pgoff, .pt = pt, .anon = anon,
+				 .last = UINT64_MAX, .batch = &batch };
 	for (; i < iend; i++) {
+		if (fast) { /* the order-0 folios up to the next large one */
+			run.looked = looked;
+			run.pages = pages;
+			run.changed_lo = changed_lo;
+			run.changed_hi = changed_hi;
+			i = change_small_ptes(&run, i, iend);
+			looked = run.looked;
+			pages = run.pages;
+			changed_lo = run.changed_lo;
+			changed_hi = run.changed_hi;
+			if (run.last != UINT64_MAX) {
+				last_fs = fs;
+				last_idx = pgoff + run.last;
+				run.last = UINT64_MAX;
+			}
+			if (i >= iend)
+				break;
+		}
 		pte_t old = ptes[i];
 		looked++;
 		if (!pte_present(old))
