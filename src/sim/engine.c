@@ -51,3 +51,9 @@ void engine_steal(struct engine *e, int cpu, bool running, enum cost_cause c, do
 	if (running && cpu != e->cpu)
 		engine_delay(e, cpu, ns, engine_now(e));
 }
+
+__attribute__((noinline, cold)) double engine_fx_ns_wide(engine_fx_t fx)
+{
+	double hi = (double)(int64_t)(fx >> 64), lo = (double)(int64_t)((uint64_t)fx >> 1);
+	return (hi * 18446744073709551616.0 + lo * 2 + (double)(fx & 1)) * (1.0 / ENGINE_FX_ONE);
+}

@@ -54,14 +54,14 @@ static inline engine_fx_t engine_fx(double ns)
 }
 /* In ns; through int64_t (one instruction) where the value fits, as the
  * accounting's differences do unless the costs are absurd; else from its
- * two halves (no library call, which would cost the callers registers). */
+ * two halves, out of line (engine.c), so that the callers' loops keep
+ * their registers. */
+double engine_fx_ns_wide(engine_fx_t fx);
 static inline double engine_fx_ns(engine_fx_t fx)
 {
 	int64_t low = (int64_t)fx; /* the value, if it fits */
-	if (__builtin_expect(low != fx, 0)) {
-		double hi = (double)(int64_t)(fx >> 64), lo = (double)(int64_t)((uint64_t)fx >> 1);
-		return (hi * 18446744073709551616.0 + lo * 2 + (double)(fx & 1)) * (1.0 / ENGINE_FX_ONE);
-	}
+	if (__builtin_expect(low != fx, 0))
+		return engine_fx_ns_wide(fx);
 	return (double)low * (1.0 / ENGINE_FX_ONE);
 }
 
