@@ -356,11 +356,11 @@ int sim_run(struct sim *s)
 		uint32_t id = timerq_pop(&s->e.q, &now);
 		s->st.events++;
 		if (id < task_timers) {
-			struct task_struct *p = &s->tasks[id / 3];
-			switch (id % 3) {
-			case 0: sched_tick(s, p, now); break;
-			case 1: task_step(s, p, now); break;
-			default: user_touch(s, (uint32_t)p->idx, now); break;
+			uint32_t idx = id / 3; /* the task's; its slice's touch group */
+			switch (id - 3 * idx) {
+			case 0: sched_tick(s, &s->tasks[idx], now); break;
+			case 1: task_step(s, &s->tasks[idx], now); break;
+			default: user_touch(s, idx, now); break;
 			}
 			continue;
 		}

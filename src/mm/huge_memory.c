@@ -421,7 +421,7 @@ bool do_huge_pmd_numa_page(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	struct sim *s = vma->vm_mm->sim;
 	struct task_struct *p = s->current;
-	struct pte_table *t = pte_table_of(vma, vmf->address);
+	struct pte_table *t = vmf->pmd;
 	uint64_t haddr = vmf->address & ~(PMD_SIZE - 1);
 	int flags = 0, last_cpupid = (int)LAST_CPUPID_UNSET, target;
 

@@ -93,7 +93,7 @@ bool do_numa_page(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	struct sim *s = vma->vm_mm->sim;
 	struct task_struct *p = s->current;
-	struct pte_table *t = pte_table_of(vma, vmf->address);
+	struct pte_table *t = vmf->pmd;
 	pte_t *ptep = &vma->ptes[pte_index(vma, vmf->address)];
 	int flags = 0, last_cpupid = (int)LAST_CPUPID_UNSET, target;
 	bool writable;
@@ -176,7 +176,7 @@ void do_numa_page_migrated(struct sim *s, bool migrated)
 		ptl_unlock(s, t); /* someone else restored or changed it */
 		return;
 	}
-	struct vm_fault vmf = { .vma = vma, .address = f->addr, .orig_pte = *ptep };
+	struct vm_fault vmf = { .vma = vma, .address = f->addr, .pmd = t, .orig_pte = *ptep };
 	rebuild_mapping(&vmf, f->folio, ptep, false, true); /* writable = false, ignore_writable */
 	ptl_unlock(s, t);
 	touch_changed(&s->w.touch, t->group);

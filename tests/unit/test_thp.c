@@ -262,7 +262,7 @@ static bool huge_fault(struct sim *s, int i, uint64_t page)
 	change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE);
 	testsim_enter(s, i, 2 * NSEC_PER_SEC);
 	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, page),
-				.orig_pte = *testsim_pte(s, page) };
+				.pmd = pte_table_of(vma, testsim_addr(s, page)), .orig_pte = *testsim_pte(s, page) };
 	return do_huge_pmd_numa_page(&vmf);
 }
 
@@ -341,7 +341,8 @@ static void test_large_pte_folio_rebuilt_whole_when_not_migrated(void **state)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	assert_int_equal(change_prot_numa(vma, testsim_addr(s, 16), testsim_addr(s, 32)), 16);
 	testsim_enter(s, i, 2 * NSEC_PER_SEC);
-	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 21), .orig_pte = *testsim_pte(s, 21) };
+	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 21),
+				.pmd = pte_table_of(vma, testsim_addr(s, 21)), .orig_pte = *testsim_pte(s, 21) };
 	assert_false(do_numa_page(&vmf));
 	for (uint64_t p = 16; p < 32; p++)
 		assert_false(pte_protnone(*testsim_pte(s, p)));
@@ -359,7 +360,8 @@ static void test_large_pte_folio_rebuilt_whole_when_not_migrated(void **state)
 		set_pte_at(vma, testsim_addr(s, p), testsim_pte(s, p),
 			   PTE_PROTNONE | (*testsim_pte(s, p) & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
 	testsim_enter(s, i, 2 * NSEC_PER_SEC);
-	vmf = (struct vm_fault){ .vma = vma, .address = testsim_addr(s, 21), .orig_pte = *testsim_pte(s, 21) };
+	vmf = (struct vm_fault){ .vma = vma, .address = testsim_addr(s, 21),
+				.pmd = pte_table_of(vma, testsim_addr(s, 21)), .orig_pte = *testsim_pte(s, 21) };
 	assert_false(do_numa_page(&vmf));
 	assert_false(pte_protnone(*testsim_pte(s, 21)));
 	assert_true(pte_protnone(*testsim_pte(s, 20)));
@@ -377,7 +379,8 @@ static void test_large_pte_folio_migrates_whole(void **state)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	change_prot_numa(vma, testsim_addr(s, 16), testsim_addr(s, 32));
 	testsim_enter(s, task_on_node(s, 1), 2 * NSEC_PER_SEC);
-	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 21), .orig_pte = *testsim_pte(s, 21) };
+	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 21),
+				.pmd = pte_table_of(vma, testsim_addr(s, 21)), .orig_pte = *testsim_pte(s, 21) };
 	assert_true(do_numa_page(&vmf));
 	assert_int_equal(finish_migration(s, ctx), 0);
 	for (uint64_t p = 16; p < 32; p++)
@@ -411,7 +414,8 @@ static struct split_result migrate_partial(void **state, const char *kernel)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	assert_int_equal(change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE), 384);
 	testsim_enter(s, task_on_node(s, 1), 2 * NSEC_PER_SEC);
-	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 3), .orig_pte = *testsim_pte(s, 3) };
+	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 3),
+				.pmd = pte_table_of(vma, testsim_addr(s, 3)), .orig_pte = *testsim_pte(s, 3) };
 	assert_true(do_numa_page(&vmf));
 	uint64_t bf = s->st.batch_flushes, fr = s->st.flush_rounds;
 	r.rc = finish_migration(s, ctx);
@@ -480,7 +484,8 @@ static void test_partial_folio_migrates_whole_before_v6_10(void **state)
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE);
 	testsim_enter(s, task_on_node(s, 1), 2 * NSEC_PER_SEC);
-	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 3), .orig_pte = *testsim_pte(s, 3) };
+	struct vm_fault vmf = { .vma = vma, .address = testsim_addr(s, 3),
+				.pmd = pte_table_of(vma, testsim_addr(s, 3)), .orig_pte = *testsim_pte(s, 3) };
 	assert_true(do_numa_page(&vmf));
 	assert_int_equal(finish_migration(s, ctx), 0);
 	assert_int_equal(testsim_event(s, THP_SPLIT_PAGE), 0);

@@ -215,6 +215,7 @@ int alloc_pages_policy(struct sim *s, const struct first_touch_policy *pol, int 
 struct vm_fault {
 	struct vm_area_struct *vma;
 	uint64_t address;
+	struct pte_table *pmd; /* the PTE table under the address's PMD (vmf->pmd) */
 	pte_t orig_pte;
 };
 /* The first half of do_numa_page, up to the PTL drop; returns true if a

@@ -46,14 +46,13 @@ void task_work_run_numa(struct sim *s, struct task_struct *p, uint64_t now)
 void task_fault_protnone(struct sim *s, struct task_struct *p, struct vm_area_struct *vma,
 			 uint64_t addr, uint64_t now)
 {
-	struct vm_fault vmf = { .vma = vma, .address = addr,
+	struct vm_fault vmf = { .vma = vma, .address = addr, .pmd = pte_table_of(vma, addr),
 				.orig_pte = vma->ptes[pte_index(vma, addr)] };
 	sim_enter(s, p, now);
 	task_set_act(s, p, ACT_FAULT);
 	p->fault.overlapped_pass = p->mm->scan_pass_running;
 	/* __handle_mm_fault: a PROT_NONE huge PMD, or a PTE */
-	bool migrating = pte_table_of(vma, addr)->pmd_huge ? do_huge_pmd_numa_page(&vmf)
-							   : do_numa_page(&vmf);
+	bool migrating = vmf.pmd->pmd_huge ? do_huge_pmd_numa_page(&vmf) : do_numa_page(&vmf);
 	if (migrating) {
 		/* migrate_misplaced_folio -> migrate_pages: isolate, allocate,
 		 * lock, anon_vma; the unmap follows after that time */
