@@ -93,6 +93,43 @@ static void test_change_pte_range_gathers_first_to_last_changed(void **state)
 	tlb_finish_mmu(&tlb);
 }
 
+/* The scan's cost is the table's, each changed PTE's and each PTE looked at
+ * and skipped (already PROT_NONE, or not present): the same on a base whose
+ * order-0 folios take the small test's run (v7.3) and on one whose take the
+ * loop's per-folio test (v5.15). */
+static void scan_cost_counts_changed_and_skipped(void **state, const char *kernel)
+{
+	struct sim *s = testsim_mk(state, kernel, FLUSH_X86_IPI);
+	struct vm_area_struct *vma = testsim_vma(s);
+	const struct cost_model *cm = &s->m.cost;
+	struct mmu_gather tlb;
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	make_protnone(s, 0, 100);
+	for (uint64_t p = 200; p < 230; p++) /* not present: zapped */
+		set_pte_at(vma, testsim_addr(s, p), testsim_pte(s, p), 0);
+	double before = engine_cost(&s->e.acct[s->e.cpu], COST_SCAN);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	long n = change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	assert_int_equal(n, PTRS_PER_PTE - 130);
+	double want = cm->pte_table_ns + (double)n * cm->pte_update_ns + 130.0 * cm->pte_skip_ns;
+	double got = engine_cost(&s->e.acct[s->e.cpu], COST_SCAN) - before;
+	assert_true(got > want - 1e-6 && got < want + 1e-6);
+	struct pte_table *t = &vma->tables[0];
+	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, PTRS_PER_PTE - 30);
+	tlb_finish_mmu(&tlb);
+}
+
+static void test_change_pte_range_scan_cost_small_run(void **state)
+{
+	scan_cost_counts_changed_and_skipped(state, "v7.3");
+}
+
+static void test_change_pte_range_scan_cost_folio_test(void **state)
+{
+	scan_cost_counts_changed_and_skipped(state, "v5.15");
+}
+
 static void test_change_pte_range_all_protnone_changes_nothing(void **state)
 {
 	struct sim *s = mk(state);
@@ -237,6 +274,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_first_to_last_changed, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_scan_cost_small_run, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_scan_cost_folio_test, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_flushes_batched_pending_once_per_table, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_prot_numa_two_tables_one_pending_flush, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_no_batch_no_pending_flush, testsim_teardown),

@@ -369,6 +369,42 @@ static void test_large_pte_folio_rebuilt_whole_when_not_migrated(void **state)
 	assert_int_equal(fault_pages(&s->tasks[i]), 0);
 }
 
+/* change_pte_range over a table of 64 KiB folios with order-0 pages among
+ * them (runs of them taken by change_small_ptes, each large folio by the
+ * loop's folio test): every present PTE not yet PROT_NONE is changed, the
+ * one already PROT_NONE is looked at and skipped, and the bitmaps count
+ * them all. */
+static void test_change_pte_range_mixed_orders(void **state)
+{
+	struct sim *s = mkc(state, "v7.3", cfg_mthp_64k);
+	struct vm_area_struct *vma = testsim_vma(s);
+	const struct cost_model *cm = &s->m.cost;
+	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
+	struct mmu_gather tlb;
+
+	assert_int_equal(folio_order(folio_at(s, 16)), 4);
+	for (uint64_t p = 32; p < 48; p++) /* one 64 KiB folio as 16 order-0 ones */
+		pg[p].flags &= (uint8_t)~(0xffu << FOLIO_ORDER_SHIFT);
+	for (uint64_t p = 496; p < 512; p++) /* and the table's last */
+		pg[p].flags &= (uint8_t)~(0xffu << FOLIO_ORDER_SHIFT);
+	assert_int_equal(folio_order(folio_at(s, 40)), 0);
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	set_pte_at(vma, testsim_addr(s, 40), testsim_pte(s, 40),
+		   PTE_PROTNONE | (*testsim_pte(s, 40) & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+	double before = engine_cost(&s->e.acct[s->e.cpu], COST_SCAN);
+	tlb_gather_mmu(&tlb, &s->mms[0]);
+	long n = change_pte_range(&tlb, vma, vma->vm_start, vma->vm_start + PMD_SIZE, MM_CP_PROT_NUMA);
+	tlb_finish_mmu(&tlb);
+	assert_int_equal(n, PTRS_PER_PTE - 1);
+	for (uint64_t p = 0; p < PTRS_PER_PTE; p++)
+		assert_true(pte_protnone(*testsim_pte(s, p)));
+	struct pte_table *t = &vma->tables[0];
+	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, PTRS_PER_PTE);
+	double want = cm->pte_table_ns + (double)n * cm->pte_update_ns + cm->pte_skip_ns;
+	double got = engine_cost(&s->e.acct[s->e.cpu], COST_SCAN) - before;
+	assert_true(got > want - 1e-6 && got < want + 1e-6);
+}
+
 static void test_large_pte_folio_migrates_whole(void **state)
 {
 	struct sim *s = mkc(state, "v7.3", cfg_mthp_64k);
@@ -500,6 +536,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_allowable_orders_by_knob, testsim_teardown),
 		cmocka_unit_test(test_suitable_order_alignment),
+		cmocka_unit_test_teardown(test_change_pte_range_mixed_orders, testsim_teardown),
 		cmocka_unit_test_teardown(test_first_touch_order_and_fallback, testsim_teardown),
 		cmocka_unit_test_teardown(test_first_touch_defrag_modes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_huge_pmd_counts_one_update, testsim_teardown),
