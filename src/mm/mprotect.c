@@ -20,7 +20,6 @@ struct small_run {
 	long looked, pages;
 	uint64_t changed_lo, changed_hi;
 	uint64_t last;               /* the last order-0 folio tested (PTE index), or UINT64_MAX */
-	struct pte_batch *batch;
 };
 
 /* change_pte_range's loop for a run of PTEs whose folios are order 0, as
@@ -36,7 +35,6 @@ __attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r,
 	const struct page_state *pg = r->pg;
 	const struct prot_numa_test pt = r->pt;
 	const bool anon = r->anon;
-	struct pte_batch *batch = r->batch;
 	long looked = 0, pages = r->pages;
 	uint64_t lo = r->changed_lo, hi = r->changed_hi, last = r->last;
 	for (; i < iend; i++) {
@@ -53,7 +51,7 @@ __attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r,
 		if (!prot_numa_test_small(&pt, ps, anon))
 			continue;
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_protnone_batched((unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, batch);
+		set_pte_protnone_batched(&ptes[i], newpte);
 		if (!pages)
 			lo = i;
 		hi = i;
@@ -88,7 +86,6 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	struct folio_store *last_fs = NULL;
 	uint64_t last_idx = 0;
 	bool flushed = false;
-	struct pte_batch batch = { { { 0 } } };
 
 	workload_table_sync(vma, t); /* simulator: lazy build, pooled faults */
 	if (s->oracle)
@@ -117,7 +114,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
 	const bool fast = prot_numa && small_test && !oracle;
 	struct small_run run = { .ptes = ptes, .pg = fs->pg + pgoff, .pt = pt, .anon = anon,
-				 .last = UINT64_MAX, .batch = &batch };
+				 .last = UINT64_MAX };
 	for (; i < iend; i++) {
 		if (fast) { /* the order-0 folios up to the next large one */
 			run.looked = looked;
@@ -170,7 +167,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		}
 		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
 		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_protnone_batched((unsigned)(i & (PTRS_PER_PTE - 1)), &ptes[i], newpte, &batch);
+		set_pte_protnone_batched(&ptes[i], newpte);
 		if (oracle)
 			oracle_pte_off(s, vma, vma->vm_start + (i << PAGE_SHIFT), newpte);
 		if (!pages)
@@ -178,7 +175,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 		changed_hi = i;
 		pages++;
 	}
-	set_ptes_done(vma, t, &batch); /* the touch model's counts, once per table */
+	set_ptes_done(vma, t); /* the bitmaps and the touch model's counts, once per table */
 	/* present -> PROT_NONE needs a flush: the kernel adds each PTE's page to
 	 * the gather's range (tlb_flush_pte_range); their union, added once,
 	 * gives the same range, and nothing reads it before the table is done */

@@ -83,22 +83,17 @@ static inline int pte_table_update(struct pte_table *t, unsigned bit, pte_t old,
 }
 
 /* set_pte_at for a path that makes many PTEs of one table PROT_NONE
- * (change_pte_range): the PTE is written at once; which PTEs became
- * PROT_NONE gathers in @b, and set_ptes_done adds them to the table's
- * bitmaps and counts and to the touch model's counts in one go -- the same
- * bits and sums as set_pte_at's one by one, since nothing reads them in
- * between.  @bit is the PTE's index in the table; @val is PROT_NONE. */
-struct pte_batch {
-	uint64_t gained[2][PTRS_PER_PTE / 64]; /* [cold, hot] */
-};
-static inline void set_pte_protnone_batched(unsigned bit, pte_t *ptep, pte_t val, struct pte_batch *b)
+ * (change_pte_range): the PTE is written at once; set_ptes_done then reads
+ * which of the table's PTEs are PROT_NONE now and adds those its bitmaps
+ * did not hold to them, to its counts and to the touch model's counts in
+ * one go -- the same bits and sums as set_pte_at's one by one, since
+ * nothing reads them in between (the bitmaps held exactly the table's
+ * PROT_NONE PTEs before: mm/folio_check.c checks it).  @val is PROT_NONE. */
+static inline void set_pte_protnone_batched(pte_t *ptep, pte_t val)
 {
-	pte_t old = *ptep;
 	*ptep = val;
-	/* pte_table_update's bit, set where the PTE was not PROT_NONE before */
-	b->gained[!!((old | val) & PTE_SIM_HOT)][bit / 64] |= (uint64_t)!pte_protnone(old) << (bit % 64);
 }
-void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t, struct pte_batch *b);
+void set_ptes_done(struct vm_area_struct *vma, struct pte_table *t);
 pte_t ptep_clear_flush(struct vm_area_struct *vma, uint64_t addr, pte_t *ptep);
 
 /* mm/mmu_gather.c and include/asm-generic/tlb.h */
