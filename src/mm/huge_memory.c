@@ -382,7 +382,7 @@ long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_
 		uint64_t a = start + (uint64_t)i * PAGE_SIZE;
 		pte_t *ptep = &vma->ptes[pte_index(vma, a)];
 		if (pte_present(*ptep))
-			set_pte_at(vma, a, ptep, PTE_PROTNONE | (*ptep & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT)));
+			set_pte_at(vma, a, ptep, pte_mkprotnone(*ptep));
 	}
 	if (s->k.huge_pmd_immediate_flush) {
 		/* before 4a18419f71cd (v5.19): pmdp_invalidate flushes the PMD

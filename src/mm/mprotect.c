@@ -50,8 +50,7 @@ __attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r,
 		last = i;
 		if (!prot_numa_test_small(&pt, ps, anon))
 			continue;
-		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
-		set_pte_protnone_batched(&ptes[i], newpte);
+		set_pte_protnone_batched(&ptes[i], pte_mkprotnone(old));
 		if (!pages)
 			lo = i;
 		hi = i;
@@ -165,8 +164,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				}
 			}
 		}
-		/* PAGE_NONE keeps the pfn, young and dirty; write goes */
-		pte_t newpte = PTE_PROTNONE | (old & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
+		pte_t newpte = pte_mkprotnone(old);
 		set_pte_protnone_batched(&ptes[i], newpte);
 		if (oracle)
 			oracle_pte_off(s, vma, vma->vm_start + (i << PAGE_SHIFT), newpte);

@@ -639,28 +639,39 @@ static double private_share(const struct sim *s)
 	return s->w.slice_pages ? s->w.p.private_access_share : 0;
 }
 
-/* task_op_ns for a task on @node, given what is the same for every task
- * (@share, private_share; @cpu_ns, workload.cpu_ns_per_op): a loop over
- * the tasks reads those once -- its stores to op_ns could alias them, so
- * the compiler would reload them per task. */
-static inline double op_ns_on(struct sim *s, const struct task_struct *t, int node, double share,
-			      double cpu_ns)
+/* A task's ns per operation is cpu_ns + (slice term + shared term): its
+ * slice's latency from @node weighted by @share (private_share), and its
+ * process's shared region's by 1 - @share, each term +0 where its share is
+ * 0 (adding +0 changes no latency; none is -0).  The tick keeps the slice
+ * term per task and takes the shared term once per class and node
+ * (refresh_op_ns); task_op_ns takes both for one task. */
+static inline double slice_term_on(struct sim *s, const struct task_struct *t, int node,
+				   double share)
 {
-	if (t->syscall_caller) /* it does no work of the workload's */
-		return cpu_ns;
-	double lat = 0;
-	if (share > 0)
-		lat += share * class_latency(s, s->w.slice_of[t->idx], node);
-	if (share < 1)
-		lat += (1 - share) * class_latency(s, s->nr_tasks + (s->w.p.map_shared ? 0 : t->mm->id), node);
-	return cpu_ns + lat;
+	return !t->syscall_caller && share > 0 ? share * class_latency(s, s->w.slice_of[t->idx], node)
+					       : 0;
+}
+
+static inline double shared_term_on(struct sim *s, int cls, int node, double share)
+{
+	return share < 1 ? (1 - share) * class_latency(s, cls, node) : 0;
+}
+
+/* The shared class task @t reads (a syscall caller's: none, -1). */
+static inline int shared_class(const struct sim *s, const struct task_struct *t)
+{
+	return t->syscall_caller ? -1 : s->nr_tasks + (s->w.p.map_shared ? 0 : t->mm->id);
 }
 
 /* Expected nanoseconds per operation of task @p now: compute plus the
  * memory latency of its mix of private and shared touches. */
 static double task_op_ns(struct sim *s, const struct task_struct *t)
 {
-	return op_ns_on(s, t, s->cpus[t->cpu].node, private_share(s), s->w.p.cpu_ns_per_op);
+	int node = s->cpus[t->cpu].node, cls = shared_class(s, t);
+	double share = private_share(s), cpu_ns = s->w.p.cpu_ns_per_op;
+	if (cls < 0) /* a syscall caller does no work of the workload's */
+		return cpu_ns;
+	return cpu_ns + (slice_term_on(s, t, node, share) + shared_term_on(s, cls, node, share));
 }
 
 static void refresh_page_rates(struct sim *s);
@@ -816,25 +827,22 @@ static void rates_from_op_ns(struct sim *s)
 	refresh_page_rates(s);
 }
 
-/* op_ns of every task, as op_ns_on gives it: cpu_ns + lat, where lat =
- * 0 + share * L(slice, node) + (1 - share) * L(shared, node) is the same
- * number as slice_term + shared_term, each term +0 where its share is 0
- * (adding to +0 changes no latency; none is -0).  The slice term is kept
- * per task, the shared term per shared class and node: a task's op_ns is
- * then two loads and two additions.  A term is taken again when its class
- * was marked stale since (a slice class marks its reader in slice_dirty,
- * any other change marks all: op_all) or the task's node changed (the
- * scheduler's task_node_gen moved and the node is not the one op_node
- * holds).  A class is recomputed from its own inputs alone, so which task
- * reads it first does not matter.  When op_ns is kept whole (op_valid),
- * a bandwidth-limited run's check also tells solve_bandwidth whether the
+/* op_ns of every task, as task_op_ns gives it, from the terms: the slice
+ * term is kept per task, the shared term per shared class and node, so a
+ * task's op_ns is two loads and two additions.  A slice term is taken again
+ * when its class was marked stale since (slice_dirty; any other change
+ * marks all: op_all) or the task's node changed (the scheduler's
+ * task_node_gen moved and the node is not the one op_node holds).  A class
+ * is recomputed from its own inputs alone, so which task reads it first
+ * does not matter.  When op_ns is kept whole (op_valid), a
+ * bandwidth-limited run's check also tells solve_bandwidth whether the
  * same tasks run as when its first-round sums were taken. */
 static void op_terms_task(struct sim *s, int i, int node, double share)
 {
 	struct workload *w = &s->w;
 	const struct task_struct *t = &s->tasks[i];
 	w->task_mm[i] = t->syscall_caller ? -1 : t->mm->id;
-	w->slice_term[i] = !t->syscall_caller && share > 0 ? share * class_latency(s, w->slice_of[i], node) : 0;
+	w->slice_term[i] = slice_term_on(s, t, node, share);
 	w->op_node[i] = node;
 	w->slice_dirty[i] = 0;
 }
@@ -848,13 +856,13 @@ static void op_ns_from_terms(struct sim *s)
 	for (int c = 0; c < shared_classes; c++)
 		for (int n = 0; n < nodes; n++)
 			shared_term[(size_t)c * (size_t)nodes + (size_t)n] =
-				share < 1 ? (1 - share) * class_latency(s, s->nr_tasks + c, n) : 0;
+				shared_term_on(s, s->nr_tasks + c, n, share);
 	const bool map_shared = w->p.map_shared;
 	const int *mm = w->task_mm, *node = w->op_node;
 	const double *slice_term = w->slice_term;
 	double *op_ns = w->op_ns;
 	for (int i = 0; i < s->nr_tasks; i++) {
-		int row = map_shared ? 0 : mm[i];
+		int row = map_shared ? 0 : mm[i]; /* shared_class's, less nr_tasks */
 		op_ns[i] = mm[i] < 0 ? cpu_ns
 				     : cpu_ns + (slice_term[i] +
 						 shared_term[(size_t)row * (size_t)nodes + (size_t)node[i]]);

@@ -51,6 +51,13 @@ static inline bool pte_protnone(pte_t p)
 {
 	return (p & (PTE_PRESENT | PTE_PROTNONE)) == PTE_PROTNONE;
 }
+/* pte_modify(@p, PAGE_NONE), as change_pte_range and change_huge_pmd
+ * make it: PROT_NONE, keeping the pfn, young and dirty (and the workload's
+ * hot bit); write goes. */
+static inline pte_t pte_mkprotnone(pte_t p)
+{
+	return PTE_PROTNONE | (p & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT));
+}
 static inline bool pte_write(pte_t p) { return p & PTE_WRITE; }
 static inline bool pte_dirty(pte_t p) { return p & PTE_DIRTY; }
 static inline bool pte_young(pte_t p) { return p & PTE_YOUNG; }
