@@ -23,6 +23,7 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->pn_hot = calloc(n, sizeof(uint64_t));
 	tm->pn_cold = calloc(n, sizeof(uint64_t));
 	tm->ctr = calloc(n, sizeof(uint64_t));
+	tm->gen = calloc(n, sizeof(uint64_t));
 	tm->key = malloc(n * sizeof(uint64_t));
 	tm->rate = calloc(2 * n, sizeof(double));
 	tm->grp_tables = malloc(sizeof(uint32_t) * (nr_tables ? nr_tables : 1));
@@ -31,7 +32,7 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->nr_pend = calloc(2 * (n ? n : 1), sizeof(uint32_t));
 	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
 	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
-	    !tm->pn_cold || !tm->ctr || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
+	    !tm->pn_cold || !tm->ctr || !tm->gen || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
 	    !tm->fen_cold || !tm->nr_pend || !fill) {
 		free(fill);
 		return -1;
@@ -70,6 +71,8 @@ void touch_free(struct touch_model *tm)
 	free(tm->pn_hot);
 	free(tm->pn_cold);
 	free(tm->ctr);
+	free(tm->gen);
+	free(tm->ahead);
 	free(tm->key);
 	free(tm->rate);
 	free(tm->pool);
@@ -108,6 +111,22 @@ int touch_pool_init(struct touch_model *tm, uint32_t nr_tables, uint64_t seed)
 	for (size_t g = 0; g < n; g++)
 		tm->pool_nid[g] = POOL_NID_NONE;
 	return 0;
+}
+
+int touch_ahead_init(struct touch_model *tm)
+{
+	tm->ahead = calloc(tm->nr_groups ? tm->nr_groups : 1, sizeof(*tm->ahead));
+	if (!tm->ahead)
+		return -1;
+	for (uint32_t g = 0; g < tm->nr_groups; g++)
+		tm->ahead[g].gen = TOUCH_AHEAD_NONE;
+	return 0;
+}
+
+void touch_rates_changed(struct touch_model *tm)
+{
+	for (uint32_t g = 0; g < tm->nr_groups; g++)
+		tm->gen[g]++;
 }
 
 void touch_rearm(struct touch_model *tm, uint32_t g, uint64_t base)

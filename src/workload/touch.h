@@ -54,6 +54,11 @@ struct touch_model {
 	uint64_t *fen_hot, *fen_cold;
 	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages not yet faulted, weighted */
 	uint64_t *ctr;                /* [group]: draws of its random stream */
+	/* [group]: bumped by every change of its counts (touch_count) and
+	 * rates (touch_rates_changed): whether a pick drawn ahead still
+	 * stands (struct touch_ahead) */
+	uint64_t *gen;
+	struct touch_ahead *ahead;    /* [group] (exact mode; NULL otherwise) */
 	uint64_t *key;                /* [group]: its stream's key */
 	double *rate;                 /* [group][hot, cold]: touches/ns of one page */
 	/* Aggregated private faults (docs/model.md 3.3a; NULL with --exact):
@@ -147,6 +152,7 @@ static inline void touch_count(struct touch_model *tm, uint32_t g, uint32_t rank
 	uint32_t n = tm->grp_count[g];
 	for (uint32_t i = rank; i <= n; i += i & (~i + 1))
 		tree[i] += d;
+	tm->gen[g]++;
 	if (hot)
 		tm->pn_hot[g] += d;
 	else
@@ -321,6 +327,68 @@ static inline uint32_t touch_find(struct touch_model *tm, uint32_t g, bool hot, 
 	}
 	*rem = k;
 	return tm->grp_tables[tm->grp_first[g] + pos];
+}
+
+/* A group's next touch drawn ahead of its time (exact mode).  The touch
+ * that fires a group's timer first picks a page (touch_pick, touch_find,
+ * and the caller's bit in the table), then reads that page's PTE and
+ * struct page: in a big run both are cache misses, and the fault waits
+ * for them.  A group's next pick depends only on its stream's position
+ * and on its counts and rates, so it can be drawn as soon as its timer is
+ * armed -- and its page prefetched then, hundreds of events before it
+ * fires.  The pick stands if neither the stream (another re-arm), the
+ * counts (gen) nor the rates (rate_epoch) moved meanwhile; when it fires,
+ * touch_ahead_take hands it over and moves the stream past its draws,
+ * exactly as touch_pick would have.  Results are the same either way. */
+struct touch_ahead {
+	uint64_t ctr, ctr_after;      /* the stream's position before and after the pick */
+	uint64_t gen;                 /* the group's gen it saw; TOUCH_AHEAD_NONE: none */
+	struct touch_pick pick;
+	uint64_t rem;                 /* touch_find's remainder in the table */
+	uint64_t addr;                /* the caller's: the page's address */
+	uint32_t id;                  /* touch_find's table */
+};
+#define TOUCH_AHEAD_NONE UINT64_MAX /* a gen no group reaches */
+
+/* Exact mode: the per-group picks drawn ahead. */
+int touch_ahead_init(struct touch_model *tm);
+
+/* Every group's rates changed: no pick drawn before stands. */
+void touch_rates_changed(struct touch_model *tm);
+
+/* Draw group @g's next pick now, from where its stream stands, without
+ * moving it, and find its table: the entry, or NULL if the pick has no
+ * page or its table cannot be found without splitting pending faults. */
+static inline struct touch_ahead *touch_ahead_draw(struct touch_model *tm, uint32_t g,
+						   uint64_t nr_touchers)
+{
+	struct touch_ahead *a = &tm->ahead[g];
+	struct rng r = group_rng(tm, g);
+	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
+	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
+	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, &a->pick);
+	a->ctr = tm->ctr[g];
+	a->ctr_after = r.ctr;
+	if (!a->pick.count || tm->nr_pend[2 * g + a->pick.hot]) {
+		a->gen = TOUCH_AHEAD_NONE;
+		return NULL;
+	}
+	a->gen = tm->gen[g];
+	a->id = touch_find(tm, g, a->pick.hot, a->pick.k, &a->rem);
+	return a;
+}
+
+/* The pick drawn ahead for group @g, if it still stands (neither its
+ * stream nor its counts or rates moved since): the stream moves past its
+ * draws, as touch_pick would have moved it, and the entry is used up. */
+static inline const struct touch_ahead *touch_ahead_take(struct touch_model *tm, uint32_t g)
+{
+	struct touch_ahead *a = &tm->ahead[g];
+	if (a->gen != tm->gen[g] || a->ctr != tm->ctr[g])
+		return NULL;
+	a->gen = TOUCH_AHEAD_NONE;
+	tm->ctr[g] = a->ctr_after;
+	return a;
 }
 
 /* Aggregated mode (docs/model.md 3.3c).  @nr faults of slice @g, each on

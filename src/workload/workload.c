@@ -1297,6 +1297,7 @@ static void refresh_page_rates(struct sim *s)
 		page_rates(hf, hs, s->w.mm_rate[m] * (s->w.slice_pages ? 1 - priv : 1),
 			   wsize[s->nr_tasks + m] * f, &rate[2 * (s->nr_tasks + m)],
 			   &rate[2 * (s->nr_tasks + m) + 1]);
+	touch_rates_changed(&s->w.touch);
 }
 
 /* ---- touch groups ---------------------------------------------------------- */
@@ -1323,7 +1324,8 @@ static int build_groups(struct sim *s)
 		group[id] = table_group(s, vma, &vma->tables[id - vma->first_table_id]);
 	}
 	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed) ||
-	    (!s->exact && touch_pool_init(tm, total, s->seed)))
+	    (!s->exact && touch_pool_init(tm, total, s->seed)) ||
+	    (s->exact && touch_ahead_init(tm)))
 		goto out;
 	s->w.wsize = calloc(n ? n : 1, sizeof(double));
 	if (!s->w.wsize)

@@ -3,7 +3,8 @@
 # mm/debug.c every 0.1 simulated s and at the end; NUMASIM_CHECK: the
 # folio, free-count and touch-model checks of mm/folio_check.c at the end),
 # and the small machine
-# with every kernel base and patch: a violated invariant aborts the run.
+# with every kernel base and patch, and a few in the exact mode: a violated
+# invariant aborts the run.
 # CI runs this in the release, sanitizer and debug builds.
 set -euo pipefail
 
@@ -39,5 +40,10 @@ check "small map_shared" small --set workload.map_shared=true --set workload.pro
     --set workload.threads=4 --duration 4
 check "small spread_shared" small --set workload.spread_shared=true --set workload.vma_mib=4 --duration 4
 check "small riscv" small --set machine.flush_engine=riscv --duration 4
+# the exact mode: every hint fault an event, its pick drawn ahead (in the
+# debug build, each such pick is checked against the one drawn then)
+for s in small numa01 pmbench-pareto migratepages seed-thp-split; do
+    check "$s --exact" "$s" --exact --duration 3
+done
 check "small-arm64 repeat_tlbi" small-arm64 --set machine.arm64_repeat_tlbi=true --duration 4
 echo "invariants: all cases passed"

@@ -299,6 +299,99 @@ static void test_pick_without_hot_rate_keeps_the_draws(void **state)
 	}
 }
 
+/* An exact-mode group (no pool, picks drawn ahead) of @nr tables with
+ * @cold[i] cold and @hot[i] hot PROT_NONE pages, touched at both rates. */
+static struct touch_model *mk_exact(uint32_t nr, const uint64_t *cold, const uint64_t *hot)
+{
+	struct touch_model *tm = calloc(1, sizeof(*tm));
+	static struct engine e;
+	uint32_t group[MAXT], rank[MAXT];
+	assert_non_null(tm);
+	for (uint32_t i = 0; i < nr; i++)
+		group[i] = 0;
+	assert_int_equal(touch_init(tm, &e, 1, 1, nr, group, rank, 7), 0);
+	assert_int_equal(touch_ahead_init(tm), 0);
+	tm->rate[0] = 3e-6; /* hot */
+	tm->rate[1] = 1e-6;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (cold[i])
+			touch_count(tm, 0, i + 1, 1, false, (int)cold[i]);
+		if (hot[i])
+			touch_count(tm, 0, i + 1, 1, true, (int)hot[i]);
+	}
+	return tm;
+}
+
+/* A pick drawn ahead is the pick touch_pick and touch_find would make when
+ * it is taken -- the same draws, the stream left at the same place --
+ * and it is used up by being taken. */
+static void test_a_pick_drawn_ahead_is_the_pick_then(void **state)
+{
+	(void)state;
+	const uint64_t cold[9] = { 3, 0, 511, 40, 7, 0, 100, 1, 64 };
+	const uint64_t hot[9] = { 0, 2, 1, 10, 0, 0, 33, 0, 5 };
+	struct touch_model *tm = mk_exact(9, cold, hot);
+	for (int i = 0; i < 500; i++) {
+		tm->ctr[0] += (uint64_t)i % 3; /* a re-arm's draws */
+		uint64_t from = tm->ctr[0];
+		struct touch_ahead *a = touch_ahead_draw(tm, 0, 5);
+		assert_non_null(a);
+		assert_int_equal(tm->ctr[0], from); /* the stream has not moved */
+		struct touch_pick p;
+		uint64_t rem;
+		touch_pick(tm, 0, 5, &p);
+		uint64_t after = tm->ctr[0];
+		uint32_t id = touch_find(tm, 0, p.hot, p.k, &rem);
+		tm->ctr[0] = from;
+		const struct touch_ahead *t = touch_ahead_take(tm, 0);
+		assert_ptr_equal(t, a);
+		assert_int_equal(tm->ctr[0], after);
+		assert_int_equal(t->pick.hot, p.hot);
+		assert_int_equal(t->pick.count, p.count);
+		assert_int_equal(t->pick.k, p.k);
+		assert_int_equal(t->pick.toucher, p.toucher);
+		assert_true(t->pick.thin == p.thin);
+		assert_int_equal(t->id, id);
+		assert_int_equal(t->rem, rem);
+		tm->ctr[0] = from;
+		assert_null(touch_ahead_take(tm, 0)); /* used up */
+	}
+	touch_free(tm);
+	free(tm);
+}
+
+/* A pick drawn ahead stands only while nothing it depends on moves: a
+ * count of any of the group's tables, its stream, the rates; and a group
+ * without a PROT_NONE page draws nothing ahead. */
+static void test_a_pick_drawn_ahead_falls_with_any_change(void **state)
+{
+	(void)state;
+	const uint64_t cold[4] = { 10, 20, 0, 5 };
+	const uint64_t none[4] = { 0 };
+	struct touch_model *tm = mk_exact(4, cold, none);
+	for (uint32_t r = 1; r <= 4; r++) { /* any table, not only the pick's */
+		assert_non_null(touch_ahead_draw(tm, 0, 0));
+		touch_count(tm, 0, r, 1, false, +1);
+		assert_null(touch_ahead_take(tm, 0));
+		touch_count(tm, 0, r, 1, false, -1);
+	}
+	assert_non_null(touch_ahead_draw(tm, 0, 0));
+	tm->ctr[0]++; /* re-armed meanwhile */
+	assert_null(touch_ahead_take(tm, 0));
+	assert_non_null(touch_ahead_draw(tm, 0, 0));
+	touch_rates_changed(tm);
+	assert_null(touch_ahead_take(tm, 0));
+	assert_non_null(touch_ahead_draw(tm, 0, 0));
+	assert_non_null(touch_ahead_take(tm, 0)); /* untouched, it stands */
+	touch_free(tm);
+	free(tm);
+	tm = mk_exact(4, none, none);
+	assert_null(touch_ahead_draw(tm, 0, 0));
+	assert_null(touch_ahead_take(tm, 0));
+	touch_free(tm);
+	free(tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_faults_never_land_on_pages_added_after_them),
 		cmocka_unit_test(test_no_fault_lands_on_a_hidden_table),
 		cmocka_unit_test(test_the_last_fault_is_placed_among_what_is_left),
+		cmocka_unit_test(test_a_pick_drawn_ahead_is_the_pick_then),
+		cmocka_unit_test(test_a_pick_drawn_ahead_falls_with_any_change),
 	};
 	return cmocka_run_group_tests_name("touch", tests, NULL, NULL);
 }

@@ -22,10 +22,61 @@ __attribute__((noinline, cold)) static uint64_t weighted_rank(uint64_t rem, uint
 	return rem / weight;
 }
 
+/* The table and page of group @g's next pick, drawn ahead (exact mode,
+ * workload/touch.h) once its timer is armed: its PTE and struct page are
+ * fetched into the cache while the events before it run. */
+static inline __attribute__((always_inline)) void touch_ahead_inline(struct sim *s, uint32_t g)
+{
+	struct touch_model *tm = &s->w.touch;
+	if (!tm->ahead || !timerq_armed(&s->e.q, tm->timer[g]))
+		return;
+	struct touch_ahead *a = touch_ahead_draw(tm, g, g < tm->nr_slices ? 0 : (uint64_t)s->w.p.threads);
+	if (!a)
+		return;
+	struct vm_area_struct *vma = s->table_vma[a->id];
+	uint32_t ti = a->id - vma->first_table_id;
+	const struct pte_table *t = &vma->tables[ti];
+	uint64_t rank = __builtin_expect(t->weight == 1, 1) ? a->rem : weighted_rank(a->rem, t->weight);
+	unsigned bit = find_nth_bit(a->pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
+				    (unsigned)rank);
+	a->addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+	__builtin_prefetch(&vma->ptes[pte_index(vma, a->addr)]);
+	__builtin_prefetch(&vma->store->pg[vma_store_idx(vma, a->addr)]);
+}
+
+static void touch_ahead(struct sim *s, uint32_t g)
+{
+	touch_ahead_inline(s, g);
+}
+
+/* touch_rearm, then the next pick drawn ahead. */
+static void rearm(struct sim *s, uint32_t g, uint64_t base)
+{
+	touch_rearm(&s->w.touch, g, base);
+	touch_ahead(s, g);
+}
+
+/* A pick drawn ahead is the one touch_pick and touch_find give now
+ * (checked in the debug build). */
+static bool ahead_stands(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
+			 const struct touch_ahead *a)
+{
+	struct touch_pick p;
+	struct rng r = { tm->key[g], a->ctr };
+	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
+	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
+	uint64_t rem;
+	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, &p);
+	return r.ctr == a->ctr_after && p.hot == a->pick.hot && p.count == a->pick.count &&
+	       p.k == a->pick.k && p.toucher == a->pick.toucher && p.thin == a->pick.thin &&
+	       touch_find(tm, g, p.hot, p.k, &rem) == a->id && rem == a->rem;
+}
+
 void user_touch(struct sim *s, uint32_t g, uint64_t now)
 {
 	struct touch_model *tm = &s->w.touch;
 	bool slice = g < tm->nr_slices;
+	uint64_t nr_touchers = slice ? 0 : (uint64_t)s->w.p.threads;
 
 	sim_enter(s, NULL, now);
 	if (slice) {
@@ -33,12 +84,17 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		if (busy) {
 			/* in the kernel: its touches resume when it leaves, and
 			 * by memorylessness the next one is a fresh draw from then */
-			touch_rearm(tm, g, busy);
+			rearm(s, g, busy);
 			return;
 		}
 	}
 	struct touch_pick pick;
-	touch_pick(tm, g, slice ? 0 : (uint64_t)s->w.p.threads, &pick);
+	const struct touch_ahead *ahead = tm->ahead ? touch_ahead_take(tm, g) : NULL;
+	if (ahead)
+		pick = ahead->pick;
+	else
+		touch_pick(tm, g, nr_touchers, &pick);
+	VM_BUG_ON(ahead && !ahead_stands(tm, g, nr_touchers, ahead));
 	int who = slice ? s->w.toucher[g] : (int)(g - tm->nr_slices) * s->w.p.threads + (int)pick.toucher;
 	/* Thinning: the draw used the threads' full rate; a thread touches
 	 * memory only for the share of time interrupt handlers leave it, and
@@ -48,11 +104,17 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	if (!pick.count || stolen ||
 	    (!slice && (p->state != TASK_ON_CPU || task_busy_end(s, p, now)))) {
 		s->st.hint_faults_lost += pick.count > 0;
-		touch_rearm(tm, g, now);
+		rearm(s, g, now);
 		return;
 	}
 	uint64_t rem;
-	uint32_t id = touch_find(tm, g, pick.hot, pick.k, &rem);
+	uint32_t id;
+	if (ahead) {
+		id = ahead->id;
+		rem = ahead->rem;
+	} else {
+		id = touch_find(tm, g, pick.hot, pick.k, &rem);
+	}
 	struct vm_area_struct *vma = s->table_vma[id];
 	uint32_t ti = id - vma->first_table_id;
 	struct pte_table *t = &vma->tables[ti];
@@ -60,7 +122,7 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		/* a step still holds this table's PTL: the scanner changing it
 		 * now, whose PROT_NONE PTEs are not visible before it is done --
 		 * the touch finds the old PTE and does not fault */
-		touch_rearm(tm, g, now);
+		rearm(s, g, now);
 		return;
 	}
 	if (tm->pool && tm->pool[id].on) {
@@ -78,17 +140,24 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 	}
 	/* the page's rank among the table's PROT_NONE pages of its kind
 	 * (a division only where pages weigh more than 1) */
-	uint64_t rank = __builtin_expect(t->weight == 1, 1) ? rem : weighted_rank(rem, t->weight);
-	unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
-				    (unsigned)rank);
-	uint64_t addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
-	/* the page's state is read by do_numa_page after its PTE: both are
-	 * a cache miss in a big run, and this one then overlaps the other */
-	__builtin_prefetch(&vma->store->pg[vma_store_idx(vma, addr)]);
+	uint64_t addr;
+	if (ahead) {
+		addr = ahead->addr;
+	} else {
+		uint64_t rank = __builtin_expect(t->weight == 1, 1) ? rem : weighted_rank(rem, t->weight);
+		unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold,
+					    PTRS_PER_PTE, (unsigned)rank);
+		addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+		/* the page's state is read by do_numa_page after its PTE:
+		 * both are a cache miss in a big run, and this one then
+		 * overlaps the other */
+		__builtin_prefetch(&vma->store->pg[vma_store_idx(vma, addr)]);
+	}
 	task_fault_protnone(s, p, vma, addr, now);
 	/* a migration in flight keeps its PTE PROT_NONE and re-arms nothing */
 	if (!timerq_armed(&s->e.q, tm->timer[g]))
 		touch_changed(tm, g);
+	touch_ahead_inline(s, g);
 }
 
 /* ---- aggregated mode: a slice's faults drawn in bulk (docs/model.md 3.3b) ----
