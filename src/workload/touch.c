@@ -125,6 +125,8 @@ int touch_ahead_init(struct touch_model *tm)
 
 void touch_rates_changed(struct touch_model *tm)
 {
+	if (!tm->ahead) /* nothing is drawn ahead */
+		return;
 	for (uint32_t g = 0; g < tm->nr_groups; g++)
 		tm->gen[g]++;
 }
