@@ -32,8 +32,8 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->nr_pend = calloc(2 * (n ? n : 1), sizeof(uint32_t));
 	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
 	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
-	    !tm->pn_cold || !tm->ctr || !tm->gen || !tm->key || !tm->rate || !tm->grp_tables || !tm->fen_hot ||
-	    !tm->fen_cold || !tm->nr_pend || !fill) {
+	    !tm->pn_cold || !tm->ctr || !tm->gen || !tm->key || !tm->rate || !tm->grp_tables ||
+	    !tm->fen_hot || !tm->fen_cold || !tm->nr_pend || !fill) {
 		free(fill);
 		return -1;
 	}

@@ -276,14 +276,21 @@ static inline void touch_pick_from(struct rng *r, double wh, double wc, uint64_t
 	p->thin = rng_unit(r);
 }
 
-static inline void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
-			      struct touch_pick *p)
+/* Group @g's pick from stream position @ctr: the position after it. */
+static inline uint64_t touch_pick_at(const struct touch_model *tm, uint32_t g, uint64_t ctr,
+				     uint64_t nr_touchers, struct touch_pick *p)
 {
-	struct rng r = group_rng(tm, g);
+	struct rng r = { tm->key[g], ctr };
 	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
 	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
 	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, p);
-	tm->ctr[g] = r.ctr;
+	return r.ctr;
+}
+
+static inline void touch_pick(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
+			      struct touch_pick *p)
+{
+	tm->ctr[g] = touch_pick_at(tm, g, tm->ctr[g], nr_touchers, p);
 }
 
 /* The table id holding the group's @k-th (weighted) PROT_NONE page of the
@@ -336,8 +343,8 @@ static inline uint32_t touch_find(struct touch_model *tm, uint32_t g, bool hot, 
  * for them.  A group's next pick depends only on its stream's position
  * and on its counts and rates, so it can be drawn as soon as its timer is
  * armed -- and its page prefetched then, hundreds of events before it
- * fires.  The pick stands if neither the stream (another re-arm), the
- * counts (gen) nor the rates (rate_epoch) moved meanwhile; when it fires,
+ * fires.  The pick stands if neither the stream (another re-arm) nor the
+ * counts or rates (the group's gen) moved meanwhile; when it fires,
  * touch_ahead_take hands it over and moves the stream past its draws,
  * exactly as touch_pick would have.  Results are the same either way. */
 struct touch_ahead {
@@ -363,12 +370,8 @@ static inline struct touch_ahead *touch_ahead_draw(struct touch_model *tm, uint3
 						   uint64_t nr_touchers)
 {
 	struct touch_ahead *a = &tm->ahead[g];
-	struct rng r = group_rng(tm, g);
-	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
-	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
-	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, &a->pick);
 	a->ctr = tm->ctr[g];
-	a->ctr_after = r.ctr;
+	a->ctr_after = touch_pick_at(tm, g, a->ctr, nr_touchers, &a->pick);
 	if (!a->pick.count || tm->nr_pend[2 * g + a->pick.hot]) {
 		a->gen = TOUCH_AHEAD_NONE;
 		return NULL;

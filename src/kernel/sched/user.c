@@ -62,12 +62,9 @@ static bool ahead_stands(struct touch_model *tm, uint32_t g, uint64_t nr_toucher
 			 const struct touch_ahead *a)
 {
 	struct touch_pick p;
-	struct rng r = { tm->key[g], a->ctr };
-	double wh = tm->rate[2 * g] * pn_double(tm->pn_hot[g]);
-	double wc = tm->rate[2 * g + 1] * pn_double(tm->pn_cold[g]);
 	uint64_t rem;
-	touch_pick_from(&r, wh, wc, tm->pn_hot[g], tm->pn_cold[g], nr_touchers, &p);
-	return r.ctr == a->ctr_after && p.hot == a->pick.hot && p.count == a->pick.count &&
+	return touch_pick_at(tm, g, a->ctr, nr_touchers, &p) == a->ctr_after &&
+	       p.hot == a->pick.hot && p.count == a->pick.count &&
 	       p.k == a->pick.k && p.toucher == a->pick.toucher && p.thin == a->pick.thin &&
 	       touch_find(tm, g, p.hot, p.k, &rem) == a->id && rem == a->rem;
 }
