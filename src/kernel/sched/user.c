@@ -56,8 +56,9 @@ static void rearm(struct sim *s, uint32_t g, uint64_t base)
 	touch_ahead(s, g);
 }
 
+#ifdef CONFIG_DEBUG_VM
 /* A pick drawn ahead is the one touch_pick and touch_find give now
- * (checked in the debug build). */
+ * (checked in the debug build only: it is the work the pick saves). */
 static bool ahead_stands(struct touch_model *tm, uint32_t g, uint64_t nr_touchers,
 			 const struct touch_ahead *a)
 {
@@ -68,6 +69,7 @@ static bool ahead_stands(struct touch_model *tm, uint32_t g, uint64_t nr_toucher
 	       p.k == a->pick.k && p.toucher == a->pick.toucher && p.thin == a->pick.thin &&
 	       touch_find(tm, g, p.hot, p.k, &rem) == a->id && rem == a->rem;
 }
+#endif
 
 void user_touch(struct sim *s, uint32_t g, uint64_t now)
 {
@@ -91,7 +93,9 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		pick = ahead->pick;
 	else
 		touch_pick(tm, g, nr_touchers, &pick);
+#ifdef CONFIG_DEBUG_VM
 	VM_BUG_ON(ahead && !ahead_stands(tm, g, nr_touchers, ahead));
+#endif
 	int who = slice ? s->w.toucher[g] : (int)(g - tm->nr_slices) * s->w.p.threads + (int)pick.toucher;
 	/* Thinning: the draw used the threads' full rate; a thread touches
 	 * memory only for the share of time interrupt handlers leave it, and
