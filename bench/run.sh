@@ -125,7 +125,8 @@ SCALE_GIB=4096
 SEED_GIB=120
 
 # timed_run TAG CMD...: run CMD under /usr/bin/time -v; sets
-#   R_WALL (s, measured outside the process), R_RSS_KB, R_OUT, R_ERR.
+#   R_WALL (s, measured outside the process), R_USER and R_SYS (the
+#   process's CPU seconds in user and kernel mode), R_RSS_KB, R_OUT, R_ERR.
 # Aborts the script if the command fails.
 timed_run() {
     local tag=$1; shift
@@ -142,6 +143,8 @@ timed_run() {
     fi
     R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     R_RSS_KB=$(awk -F': *' '/Maximum resident set size/ { print $2 }' "$tfile")
+    R_USER=$(awk -F': *' '/User time \(seconds\)/ { print $2 }' "$tfile")
+    R_SYS=$(awk -F': *' '/System time \(seconds\)/ { print $2 }' "$tfile")
 }
 
 # stats "v1 v2 ...": prints "median min max".
@@ -155,18 +158,20 @@ stats() {
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 fmt()  { awk -v v="$1" -v f="$2" 'BEGIN { printf f, v }'; }
 
-TABLE_FMT="%-11s %9s %17s %9s %13s %9s %9s  %s\n"
+TABLE_FMT="%-11s %9s %17s %11s %9s %13s %9s %9s  %s\n"
 table_header() {
     # shellcheck disable=SC2059
-    printf "$TABLE_FMT" benchmark "median s" "min-max s" "RSS MiB" "events/s" "sim s/s" "B/page" "target"
+    printf "$TABLE_FMT" benchmark "median s" "min-max s" "user/sys s" "RSS MiB" "events/s" "sim s/s" "B/page" "target"
     # shellcheck disable=SC2059
-    printf "$TABLE_FMT" ----------- --------- ----------------- --------- ------------- --------- --------- ------
+    printf "$TABLE_FMT" ----------- --------- ----------------- ----------- --------- ------------- --------- --------- ------
 }
 HEADER_DONE=0
+# table_row NAME MEDIAN MIN-MAX REST...: the user/sys column is bench_timed's.
 table_row() {
     if [[ $HEADER_DONE == 0 ]]; then table_header; HEADER_DONE=1; fi
+    local name=$1 median=$2 range=$3; shift 3
     # shellcheck disable=SC2059
-    printf "$TABLE_FMT" "$@"
+    printf "$TABLE_FMT" "$name" "$median" "$range" "$(fmt "$B_USER" %.2f)/$(fmt "$B_SYS" %.2f)" "$@"
 }
 
 # bench_timed NAME PAGES_RESIDENT SIM_RUNS_DEFAULT CMD...
@@ -175,7 +180,7 @@ table_row() {
 #   target check.
 bench_timed() {
     local name=$1 pages=$2; shift 2
-    local walls="" rss_max=0 i
+    local walls="" users="" syss="" rss_max=0 i
     local -a cmd=()
     local arg
     for arg in "$@"; do cmd+=("${arg//@JSON@/$WORK/$name.json}"); done
@@ -188,10 +193,14 @@ bench_timed() {
         echo "  $name: run $i/$RUNS" >&2
         timed_run "$name-$i" "${cmd[@]}"
         walls+=" $R_WALL"
+        users+=" $R_USER"
+        syss+=" $R_SYS"
         (( R_RSS_KB > rss_max )) && rss_max=$R_RSS_KB
-        echo "    wall $R_WALL s, RSS $((R_RSS_KB / 1024)) MiB" >&2
+        echo "    wall $R_WALL s (user $R_USER s, sys $R_SYS s), RSS $((R_RSS_KB / 1024)) MiB" >&2
     done
     read -r B_MEDIAN B_MIN B_MAX < <(stats "$walls")
+    read -r B_USER _ _ < <(stats "$users")
+    read -r B_SYS _ _ < <(stats "$syss")
     B_RSS_BYTES=$((rss_max * 1024))
     B_RSS_MIB=$(calc "$B_RSS_BYTES / $MIB")
     B_BPP=$(calc "$B_RSS_BYTES / $pages")
@@ -224,11 +233,13 @@ bench_seed_run() {
         "$ok  (median <= $target s, RSS <= 8 B/page + 64 MiB = $(fmt "$(calc "$rss_limit / $MIB")" %.0f) MiB)"
     emit_json --arg bench "$name" --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
         --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson user "$B_USER" --argjson sys "$B_SYS" \
         --argjson rss "$B_RSS_BYTES" --argjson pages "$pages" --argjson events "$events" \
         --argjson sim "$sim" --argjson eps "$eps" --argjson sps "$sps" --argjson bpp "$B_BPP" \
         --argjson rss_limit "$rss_limit" --argjson target "$target" --arg result "$ok" \
         '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
-          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss, pages:$pages,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls},
+          cpu_s:{user_median:$user, sys_median:$sys}, peak_rss_bytes:$rss, pages:$pages,
           events:$events, simulated_s:$sim, events_per_wall_s:$eps, sim_s_per_wall_s:$sps,
           rss_bytes_per_page:$bpp, target:{median_wall_s_max:$target, rss_bytes_max:$rss_limit}, result:$result}'
 }
@@ -255,11 +266,13 @@ bench_seed_table() {
         "$(fmt "$sps" %.1f)" "$(fmt "$B_BPP" %.2f)" "$ok  (median <= 8 s; $nruns runs, --jobs $jobs)"
     emit_json --arg bench seed-table --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
         --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson user "$B_USER" --argjson sys "$B_SYS" \
         --argjson rss "$B_RSS_BYTES" --argjson pages "$resident" --argjson jobs "$jobs" \
         --argjson nruns "$nruns" --argjson sim "$sim" --argjson sps "$sps" --argjson bpp "$B_BPP" \
         --arg result "$ok" \
         '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
-          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls},
+          cpu_s:{user_median:$user, sys_median:$sys}, peak_rss_bytes:$rss,
           pages_resident:$pages, jobs:$jobs, sim_runs:$nruns, simulated_s_per_run:$sim,
           events_per_wall_s:null, sim_s_per_wall_s:$sps, rss_bytes_per_page:$bpp,
           target:{median_wall_s_max:8}, result:$result}'
@@ -283,11 +296,13 @@ bench_scale() {
         "$ok  (RSS <= 12 GiB, >= 10x real time: median <= $(fmt "$(calc "$sim / 10")" %.0f) s)"
     emit_json --arg bench scale --argjson runs "$RUNS" --argjson walls "$B_WALLS" \
         --argjson median "$B_MEDIAN" --argjson min "$B_MIN" --argjson max "$B_MAX" \
+        --argjson user "$B_USER" --argjson sys "$B_SYS" \
         --argjson rss "$B_RSS_BYTES" --argjson pages "$pages" --argjson events "$events" \
         --argjson sim "$sim" --argjson eps "$eps" --argjson sps "$sps" --argjson bpp "$B_BPP" \
         --argjson rss_limit "$rss_limit" --arg result "$ok" \
         '{time:$time, git:$git, binary:$binary, nproc:$nproc, quick:$quick, bench:$bench, runs:$runs,
-          wall_s:{median:$median, min:$min, max:$max, all:$walls}, peak_rss_bytes:$rss, pages:$pages,
+          wall_s:{median:$median, min:$min, max:$max, all:$walls},
+          cpu_s:{user_median:$user, sys_median:$sys}, peak_rss_bytes:$rss, pages:$pages,
           events:$events, simulated_s:$sim, events_per_wall_s:$eps, sim_s_per_wall_s:$sps,
           rss_bytes_per_page:$bpp, target:{rss_bytes_max:$rss_limit, sim_s_per_wall_s_min:10},
           result:$result}'
