@@ -24,7 +24,12 @@ AR    ?= ar
 BDIR := build/$(BUILD)
 
 ifeq ($(BUILD),release)
-  OPTFLAGS := -O2 -g
+  # -O3: the same results (it takes no floating-point licence: inlining,
+  # unrolling and vectorisation, no reassociation or contraction; every
+  # built-in scenario's output checked byte for byte against -O2's), and
+  # for the seed run 4.6% fewer instructions (callgrind: 5.21 G -> 4.97 G;
+  # --exact 16.07 G -> 15.46 G) and 5-6% less CPU time in both modes.
+  OPTFLAGS := -O3 -g
   SANFLAGS :=
   RUN_ENV  :=
 else ifeq ($(BUILD),asan)

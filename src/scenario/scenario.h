@@ -52,7 +52,7 @@ struct scenario {
 	 * them next to the resolved values (report_json). */
 	struct scenario_override {
 		char option[16];   /* "--set", "--kernel", ... */
-		char key[64];      /* as displayed: workload.threads, kernel.numa_balancing */
+		char key[160];     /* as displayed: workload.threads, kernel.numa_balancing */
 		char value[128];
 	} overrides[SCENARIO_MAX_OVERRIDES];
 	int nr_overrides;
