@@ -22,6 +22,19 @@ __attribute__((noinline, cold)) static uint64_t weighted_rank(uint64_t rem, uint
 	return rem / weight;
 }
 
+/* The address of the @rem-th (weighted) PROT_NONE page of kind @hot in
+ * table @ti of @vma: the page a pick names (a division only where pages
+ * weigh more than 1). */
+static inline __attribute__((always_inline)) uint64_t pick_addr(const struct vm_area_struct *vma,
+								uint32_t ti, bool hot, uint64_t rem)
+{
+	const struct pte_table *t = &vma->tables[ti];
+	uint64_t rank = __builtin_expect(t->weight == 1, 1) ? rem : weighted_rank(rem, t->weight);
+	unsigned bit = find_nth_bit(hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
+				    (unsigned)rank);
+	return vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+}
+
 /* The table and page of group @g's next pick, drawn ahead (exact mode,
  * workload/touch.h) once its timer is armed: its PTE and struct page are
  * fetched into the cache while the events before it run. */
@@ -34,12 +47,7 @@ static inline __attribute__((always_inline)) void touch_ahead_inline(struct sim 
 	if (!a)
 		return;
 	struct vm_area_struct *vma = s->table_vma[a->id];
-	uint32_t ti = a->id - vma->first_table_id;
-	const struct pte_table *t = &vma->tables[ti];
-	uint64_t rank = __builtin_expect(t->weight == 1, 1) ? a->rem : weighted_rank(a->rem, t->weight);
-	unsigned bit = find_nth_bit(a->pick.hot ? t->protnone_hot : t->protnone_cold, PTRS_PER_PTE,
-				    (unsigned)rank);
-	a->addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+	a->addr = pick_addr(vma, a->id - vma->first_table_id, a->pick.hot, a->rem);
 	__builtin_prefetch(&vma->ptes[pte_index(vma, a->addr)]);
 	__builtin_prefetch(&vma->store->pg[vma_store_idx(vma, a->addr)]);
 }
@@ -139,16 +147,11 @@ void user_touch(struct sim *s, uint32_t g, uint64_t now)
 		 * and this fault is an exact one */
 		workload_pool_settle(vma, t);
 	}
-	/* the page's rank among the table's PROT_NONE pages of its kind
-	 * (a division only where pages weigh more than 1) */
 	uint64_t addr;
 	if (ahead) {
 		addr = ahead->addr;
 	} else {
-		uint64_t rank = __builtin_expect(t->weight == 1, 1) ? rem : weighted_rank(rem, t->weight);
-		unsigned bit = find_nth_bit(pick.hot ? t->protnone_hot : t->protnone_cold,
-					    PTRS_PER_PTE, (unsigned)rank);
-		addr = vma->vm_start + ((uint64_t)ti * PTRS_PER_PTE + bit) * PAGE_SIZE;
+		addr = pick_addr(vma, ti, pick.hot, rem);
 		/* the page's state is read by do_numa_page after its PTE:
 		 * both are a cache miss in a big run, and this one then
 		 * overlaps the other */
@@ -231,6 +234,29 @@ static inline void flush_lazy(struct touch_model *tm, uint32_t g, uint32_t lazy[
 		}
 }
 
+/* A fault without a table, kept by the uniform @u (u < frac): its kind,
+ * hot with probability wh / total -- u / frac is uniform again (no draw
+ * if one kind has no rate; total > 0, so with no rate on the cold pages
+ * there is one on the hot ones). */
+static inline __attribute__((always_inline)) bool lazy_kind(double u, double inv_frac, double wh,
+							    double wc, double total)
+{
+	return wh > 0 && (wc <= 0 || u * inv_frac * total < wh);
+}
+
+/* task_numa_fault's retry at the jiffy of a fault ending at @t (the
+ * caller's t >= its retry point): the next retry point, the first ns of
+ * the jiffy after numa_migrate_retry's.  Unchanged, the task has no
+ * preferred node and nothing in the bulk loops gives it one: no more calls
+ * (and no division per fault). */
+static inline __attribute__((always_inline)) uint64_t retry_next(struct sim *s, struct task_struct *p,
+								 uint64_t t)
+{
+	uint64_t before = p->numa_migrate_retry;
+	task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
+	return p->numa_migrate_retry != before ? jiffies_end_ns(s, p->numa_migrate_retry) : UINT64_MAX;
+}
+
 /* The bulk loop's state that its common case changes. */
 struct bulk_run {
 	struct rng r;
@@ -279,7 +305,7 @@ static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_s
 			lost++; /* an interrupt handler had the CPU */
 			continue;
 		}
-		bool hot = wh > 0 && (wc <= 0 || u * c.inv_frac * total < wh);
+		bool hot = lazy_kind(u, c.inv_frac, wh, wc, total);
 		VM_BUG_ON(!(hot ? pn1 : pn0));
 		if (hot) {
 			lazy1++;
@@ -292,12 +318,8 @@ static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_s
 		cost += c.fault_ns;
 		busy += c.fault_ns;
 		t = busy_end = when + c.fault_whole;
-		if (__builtin_expect(t >= retry_ns, 0)) {
-			uint64_t before = p->numa_migrate_retry;
-			task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
-			retry_ns = p->numa_migrate_retry != before ? jiffies_end_ns(s, p->numa_migrate_retry)
-								   : UINT64_MAX;
-		}
+		if (__builtin_expect(t >= retry_ns, 0))
+			retry_ns = retry_next(s, p, t);
 		n++;
 	}
 	*b = (struct bulk_run){ .r = r, .pn = { pn0, pn1 }, .t = t, .busy_end = busy_end,
@@ -418,17 +440,13 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		t = when;
 		if (when >= lazy_from) {
 			/* touch_pick_from's draws less the page, from one uniform:
-			 * kept with probability frac, and given that, u / frac is
-			 * uniform again and picks the kind (no draw if one kind
-			 * has no rate) */
+			 * kept with probability frac, and the kind (lazy_kind) */
 			double u = rng_unit(&r);
 			if (u >= frac) {
 				lost++; /* an interrupt handler had the CPU */
 				continue;
 			}
-			/* total > 0 here, so with no rate on the cold pages
-			 * there is one on the hot ones */
-			bool hot = wh > 0 && (wc <= 0 || u * inv_frac * total < wh);
+			bool hot = lazy_kind(u, inv_frac, wh, wc, total);
 			VM_BUG_ON(!pn[hot]);
 			lazy[hot]++;
 			last_lazy = hot;
@@ -463,14 +481,8 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		cost += fault_ns;
 		busy += fault_ns;
 		t = busy_end = when + fault_whole;
-		if (t >= retry_ns) {
-			uint64_t before = p->numa_migrate_retry;
-			task_numa_fault_retry_at(s, p, ns_to_jiffies(s, t));
-			/* unchanged: the task has no preferred node, and nothing
-			 * in this loop gives it one -- no more calls (and no
-			 * division per fault) */
-			retry_ns = p->numa_migrate_retry != before ? jiffies_end_ns(s, p->numa_migrate_retry) : UINT64_MAX;
-		}
+		if (t >= retry_ns)
+			retry_ns = retry_next(s, p, t);
 		n++;
 	}
 	flush_lazy(tm, g, lazy, &nr_lazy);
