@@ -116,8 +116,8 @@ void madvise_free(struct sim *s)
 
 static uint64_t every_ns(const struct sim *s, const struct madvise_caller *c)
 {
-	return (uint64_t)((c->dontneed ? s->w.p.madvise_dontneed_every_ms
-				       : s->w.p.madvise_cold_every_ms) * 1e6);
+	return time_ns(c->dontneed ? s->w.p.madvise_dontneed_every_ms
+				   : s->w.p.madvise_cold_every_ms, NSEC_PER_MSEC);
 }
 
 void madvise_start(struct sim *s)

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "kernel/sched/topology.h"
+#include "sim/engine.h"
 #include "workload/access.h"
 #include "lib/iniline.h"
 #include "lib/readfile.h"
@@ -94,6 +95,7 @@ struct key_def {
 	size_t off;          /* offsetof(struct scenario, ...) */
 	double min, max;     /* inclusive; see min_open */
 	bool min_open;       /* min itself is not allowed */
+	double unit_ns;      /* a time (period, instant, duration): ns per unit, else 0 */
 };
 
 /* A store page is mapped at most once per process: the page mapcount must
@@ -105,6 +107,9 @@ _Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount
 #define MAX_DURATION_S 86400
 
 #define OFF(field) offsetof(struct scenario, field)
+/* time keys' units, in ns (key_def.unit_ns) */
+#define UNIT_MS 1e6
+#define UNIT_S 1e9
 #define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false }
 #define COST_DEF(f) \
 	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false },
@@ -176,8 +181,8 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_SPREAD_SHARED] = { "workload", "spread_shared", KT_BOOL, OFF(w.spread_shared), 0, 0, false },
 	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false },
 	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false },
-	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false },
-	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false },
+	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false, UNIT_MS },
+	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false, UNIT_MS },
 	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false },
 	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
 	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
@@ -191,17 +196,17 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_MPROC] = { "workload", "migrate_process", KT_INT, OFF(w.migrate_process), 0, 4095, false },
 	[K_MFROM] = { "workload", "migrate_from", KT_INT, OFF(w.migrate_from), 0, 63, false },
 	[K_MTO] = { "workload", "migrate_to", KT_INT, OFF(w.migrate_to), 0, 63, false },
-	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false },
-	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false },
+	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false, UNIT_S },
+	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false, UNIT_S },
 	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
-	[K_PHASE_EVERY] = { "workload", "phase_every_s", KT_DOUBLE, OFF(w.phase_every_s), 0, 1e9, false },
+	[K_PHASE_EVERY] = { "workload", "phase_every_s", KT_DOUBLE, OFF(w.phase_every_s), 0, 1e9, false, UNIT_S },
 	[K_PHASE_SHIFT] = { "workload", "phase_shift", KT_INT, OFF(w.phase_shift), 0, MAX_PROCESSES, false },
 	[K_MADV_COLD_EVERY] = { "workload", "madvise_cold_every_ms", KT_DOUBLE,
-				OFF(w.madvise_cold_every_ms), 0, 1e9, false },
+				OFF(w.madvise_cold_every_ms), 0, 1e9, false, UNIT_MS },
 	[K_MADV_COLD_KIB] = { "workload", "madvise_cold_kib", KT_UINT, OFF(w.madvise_cold_kib), 4,
 			      1u << 30, false },
 	[K_MADV_DONTNEED_EVERY] = { "workload", "madvise_dontneed_every_ms", KT_DOUBLE,
-				    OFF(w.madvise_dontneed_every_ms), 0, 1e9, false },
+				    OFF(w.madvise_dontneed_every_ms), 0, 1e9, false, UNIT_MS },
 	[K_MADV_DONTNEED_KIB] = { "workload", "madvise_dontneed_kib", KT_UINT,
 				  OFF(w.madvise_dontneed_kib), 4, 1u << 30, false },
 	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
@@ -214,11 +219,11 @@ static const struct key_def keys[NR_KEYS] = {
 	/* 1 ms to a day: below, nothing happens (not even a tick at the
 	 * default hz); above, the per-second series alone grow past what a
 	 * run can use (1e9 s reserved 37 GiB) */
-	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), MIN_DURATION_S, MAX_DURATION_S, false },
+	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), MIN_DURATION_S, MAX_DURATION_S, false, UNIT_S },
 	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false },
 	/* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	[K_COMPACT_EVERY] = { "run", "compact_memory_every_s", KT_DOUBLE, OFF(compact_every_s),
-			      0, 1e9, false },
+			      0, 1e9, false, UNIT_S },
 	/* every hint fault one by one (--exact), or a private slice's quiet
 	 * faults aggregated (docs/model.md 3.3a) */
 	[K_EXACT] = { "run", "exact", KT_BOOL, OFF(exact), 0, 0, false },
@@ -292,6 +297,21 @@ static int check_range(int k, double x, const char *v, char *why, size_t len)
 	return -1;
 }
 
+/* A time key's resolution: the model's clock counts whole nanoseconds, and
+ * every user of such a key converts it with time_ns() (sim/engine.h).  A
+ * value that rounds to 0 ns would silently mean "off" (a period, a phase)
+ * or re-arm a timer at the instant it fired (a hang): only 0 itself may
+ * say off. */
+static int check_resolution(int k, double x, const char *v, char *why, size_t len)
+{
+	double unit = keys[k].unit_ns;
+	if (!unit || x == 0 || time_ns(x, unit) >= 1)
+		return 0;
+	snprintf(why, len, "%s is below the model's resolution of 1 ns (%g ns): a time is 0 "
+		 "(off, or at the start) or at least 1 ns", v, x * unit);
+	return -1;
+}
+
 static int parse_name(const char *v, const char *const *names, int n, int *out,
 		      char *why, size_t len)
 {
@@ -342,7 +362,7 @@ static int assign_number(struct scenario *sc, int k, const char *v, char *why, s
 			snprintf(why, len, "'%s' is not a decimal number", v);
 			return -1;
 		}
-		if (check_range(k, d, v, why, len))
+		if (check_range(k, d, v, why, len) || check_resolution(k, d, v, why, len))
 			return -1;
 		if (keys[k].type == KT_DOUBLE) {
 			*(double *)field(sc, k) = d;
@@ -1348,8 +1368,8 @@ int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t 
 		s->t = v->t;
 		s->w.p = v->w;
 		s->seed = v->seed;
-		s->duration_ns = (uint64_t)(v->duration_s * 1e9 + 0.5);
-		s->compact_every_ns = (uint64_t)(v->compact_every_s * 1e9 + 0.5);
+		s->duration_ns = time_ns(v->duration_s, NSEC_PER_SEC);
+		s->compact_every_ns = time_ns(v->compact_every_s, NSEC_PER_SEC);
 		s->exact = v->exact;
 		if (kernel_config_parse(v->kernel, &s->k, err, errlen))
 			rc = -1;

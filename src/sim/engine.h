@@ -25,6 +25,16 @@
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
 
+/* A time a scenario key gives in units of @unit_ns nanoseconds (a period,
+ * an instant, a duration), in whole nanoseconds, rounded to the nearest.
+ * The one conversion of every such key: the scenario's check (0, or at
+ * least 1 ns: scenario.c check_resolution) then holds for the value the
+ * model uses, so no periodic timer re-arms at the instant it fired. */
+static inline uint64_t time_ns(double value, double unit_ns)
+{
+	return (uint64_t)(value * unit_ns + 0.5);
+}
+
 /* Where CPU time went, beyond the workload's own user-mode work. */
 enum cost_cause {
 	COST_SCAN,          /* task_numa_work: walking and changing PTEs */

@@ -1,5 +1,6 @@
 #include "sim/timerq.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int timerq_init(struct timerq *q, uint32_t nr_ids)
@@ -25,6 +26,10 @@ int timerq_init(struct timerq *q, uint32_t nr_ids)
 	q->last = 0;
 	q->cap = n;
 	q->count = 0;
+#ifdef CONFIG_DEBUG_VM
+	q->last_when = 0;
+	q->same_instant = 0;
+#endif
 	return 0;
 }
 
@@ -117,6 +122,24 @@ __attribute__((noinline)) static void set_slow(struct timerq *q, uint32_t id, ui
 		insert0(q, e);
 }
 
+#ifdef CONFIG_DEBUG_VM
+/* VM_BUG_ON for the engine (which calls nothing above it): timers may fire
+ * at one instant many times over (a task's next step, kcompactd's next
+ * block), but a queue that pops TIMERQ_STUCK timers without time moving on
+ * is a timer re-arming itself at the instant it fired, for ever. Every
+ * period comes from time_ns() and is at least 1 ns (the scenario's check),
+ * so no input should reach this: it states the rule. */
+#define TIMERQ_STUCK (1u << 24)
+
+static _Noreturn void stuck_bug(uint32_t id, uint64_t when)
+{
+	fprintf(stderr, "numasim: BUG: %u timers fired at %llu ns without time moving on "
+		"(the last: timer %u): a timer re-arms at the instant it fires\n",
+		TIMERQ_STUCK, (unsigned long long)when, (unsigned)id);
+	abort();
+}
+#endif
+
 void timerq_set(struct timerq *q, uint32_t id, uint64_t when)
 {
 	unsigned b = bucket_of(q, when);
@@ -177,6 +200,21 @@ static void redistribute(struct timerq *q)
 		q->pos[s0[i].id] = i;
 }
 
+static inline void note_fired(struct timerq *q, struct timerq_slot e)
+{
+#ifdef CONFIG_DEBUG_VM
+	if (e.when != q->last_when) {
+		q->last_when = e.when;
+		q->same_instant = 0;
+	} else if (++q->same_instant >= TIMERQ_STUCK) {
+		stuck_bug(e.id, e.when);
+	}
+#else
+	(void)q;
+	(void)e;
+#endif
+}
+
 uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 {
 	if (!q->size[0]) {
@@ -190,6 +228,7 @@ uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 			q->bucket[e.id] = TIMERQ_BUCKETS;
 			q->count--;
 			*when = e.when;
+			note_fired(q, e);
 			return e.id;
 		}
 		redistribute(q);
@@ -198,5 +237,6 @@ uint32_t timerq_pop(struct timerq *q, uint64_t *when)
 	q->bucket[e.id] = TIMERQ_BUCKETS;
 	q->count--;
 	*when = e.when;
+	note_fired(q, e);
 	return e.id;
 }

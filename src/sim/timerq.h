@@ -49,6 +49,10 @@ struct timerq {
 	uint64_t *when;          /* when[id]: the expiry, also for the last popped */
 	uint32_t cap;
 	uint32_t count;          /* armed timers */
+#ifdef CONFIG_DEBUG_VM
+	uint64_t last_when;      /* the instant of the last pop, and how many pops */
+	uint32_t same_instant;   /* since time last moved on (note_fired) */
+#endif
 };
 
 int timerq_init(struct timerq *q, uint32_t nr_ids);

@@ -969,7 +969,7 @@ int workload_start(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.slice_of[i] = s->w.toucher[i] = i;
 	s->w.phase = 0;
-	s->w.next_phase_ns = s->w.p.phase_every_s > 0 ? (uint64_t)(s->w.p.phase_every_s * 1e9) : 0;
+	s->w.next_phase_ns = time_ns(s->w.p.phase_every_s, NSEC_PER_SEC); /* 0: no phases */
 	class_mark_all_stale(&s->w);
 	if (!s->w.task_rate || !s->w.op_ns || !s->w.mm_rate || !s->w.user_frac || build_groups(s))
 		return -1;
@@ -1074,7 +1074,7 @@ void workload_phase(struct sim *s, uint64_t now)
 	if (!w->next_phase_ns || now < w->next_phase_ns)
 		return;
 	w->phase++;
-	w->next_phase_ns += (uint64_t)(w->p.phase_every_s * 1e9);
+	w->next_phase_ns += time_ns(w->p.phase_every_s, NSEC_PER_SEC);
 	for (int m = 0; m < w->p.processes; m++)
 		for (int j = 0; j < threads; j++) {
 			int task = m * threads + j;

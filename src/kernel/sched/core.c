@@ -495,7 +495,8 @@ uint64_t sched_next_call(const struct sim *s, const struct task_struct *p)
 	const struct workload_params *w = &s->w.p;
 	if (w->migrate_every_s <= 0)
 		return UINT64_MAX;
-	return (uint64_t)((w->migrate_at_s + w->migrate_every_s * p->calls_made) * 1e9);
+	return time_ns(w->migrate_at_s, NSEC_PER_SEC) +
+	       time_ns(w->migrate_every_s, NSEC_PER_SEC) * (uint64_t)p->calls_made;
 }
 
 static void sleep_timer(struct sim *s, struct task_struct *p, uint64_t now)
@@ -697,7 +698,7 @@ void sched_start(struct sim *s)
 		if (p->syscall_caller) { /* asleep until its first call */
 			p->state = TASK_SLEEPING;
 			timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)i,
-				   (uint64_t)(s->w.p.migrate_at_s * 1e9));
+				   time_ns(s->w.p.migrate_at_s, NSEC_PER_SEC));
 			continue;
 		}
 		enqueue_task(s, p->cpu, p);
