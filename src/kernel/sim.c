@@ -164,11 +164,6 @@ static int setup_tasks(struct sim *s)
 		t->mm = s->caller_mm;
 		t->syscall_caller = true;
 		t->numa_preferred_nid = NUMA_NO_NODE;
-		double every = p->migrate_every_s, span = (double)s->duration_ns / 1e9 - p->migrate_at_s;
-		s->max_calls = every > 0 && span > 0 ? (int)(span / every) + 1 : 1;
-		s->calls = calloc((size_t)s->max_calls, sizeof(*s->calls));
-		if (!s->calls)
-			return -1;
 	}
 	for (int i = 0; i < s->nr_tasks - (p->migrate_call != MCALL_NONE); i++) {
 		struct task_struct *t = &s->tasks[i];
@@ -183,6 +178,24 @@ static int setup_tasks(struct sim *s)
 		t->mm->mm_users++;
 	}
 	return 0;
+}
+
+/* Record a migration call (the calls a run makes follow from how long each
+ * takes, not from the schedule: the array grows with them).  Out of memory
+ * stops the run, which then fails. */
+void sim_record_call(struct sim *s, const struct call_record *r)
+{
+	if (s->nr_calls == s->max_calls) {
+		int cap = s->max_calls ? 2 * s->max_calls : 16;
+		struct call_record *c = cap > s->max_calls ? realloc(s->calls, (size_t)cap * sizeof(*c)) : NULL;
+		if (!c) {
+			s->calls_oom = s->stop = true;
+			return;
+		}
+		s->calls = c;
+		s->max_calls = cap;
+	}
+	s->calls[s->nr_calls++] = *r;
 }
 
 int sim_init(struct sim *s, char *err, size_t errlen)
@@ -406,12 +419,12 @@ int sim_run(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
 		s->w.total_ops += p->ops;
-		if (p->call && p->act != ACT_USER && s->nr_calls < s->max_calls) /* a call in flight */
-			s->calls[s->nr_calls++] = (struct call_record){
+		if (p->call && p->act != ACT_USER) /* a call in flight */
+			sim_record_call(s, &(struct call_record){
 				.start_ns = p->call->started, .end_ns = s->end_ns, .from = p->call->from,
 				.to = p->call->to, .moved = p->call->moved, .failed = p->call->failed,
 				.unfinished = true,
-			};
+			});
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
 			double ns = (double)(s->end_ns - p->exec_start);
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;
@@ -419,6 +432,8 @@ int sim_run(struct sim *s)
 					    (size_t)s->cpus[p->cpu].node] += ns;
 		}
 	}
+	if (s->calls_oom)
+		return -1;
 	if (s->progress && wall_seconds() - started > 1.0)
 		fprintf(s->progress_out, "\r%60s\r", "");
 	const char *check = getenv("NUMASIM_CHECK");

@@ -162,7 +162,8 @@ struct sim {
 	double *task_node_run_ns;         /* [task][node]: the same per task */
 	struct mm_struct *caller_mm;      /* the migration calls' process (no memory) */
 	struct call_record *calls;        /* the migration calls made */
-	int nr_calls, max_calls;
+	int nr_calls, max_calls;          /* recorded, room for (sim_record_call) */
+	bool calls_oom;                   /* a call could not be recorded: the run fails */
 	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
 	bool stop;                        /* end the run at the next event (trace over its limit) */
 	struct tlb_oracle *oracle;        /* the TLB oracle (linux/tlb_oracle.h), NULL when off */
@@ -354,6 +355,7 @@ static inline void sim_enter_cpu(struct sim *s, int cpu, uint64_t t0)
  * freed and @s can be sim_free()d again or dropped. */
 int sim_init(struct sim *s, char *err, size_t errlen);
 void sim_free(struct sim *s);
+void sim_record_call(struct sim *s, const struct call_record *r);
 /* Time 0: NUMA-balancing state of every task, the tasks on their CPUs,
  * the run's timers (sim_run does it first; unit tests stop there). */
 void sim_start(struct sim *s);

@@ -135,11 +135,10 @@ static void record_migration(struct sim *s, struct task_struct *p)
 static void syscall_done(struct sim *s, struct task_struct *p)
 {
 	struct migrate_call *c = p->call;
-	if (s->nr_calls < s->max_calls)
-		s->calls[s->nr_calls++] = (struct call_record){
-			.start_ns = c->started, .end_ns = sim_now(s), .from = c->from, .to = c->to,
-			.moved = c->moved, .failed = c->failed,
-		};
+	sim_record_call(s, &(struct call_record){
+		.start_ns = c->started, .end_ns = sim_now(s), .from = c->from, .to = c->to,
+		.moved = c->moved, .failed = c->failed,
+	});
 	free(p->call);
 	p->call = NULL;
 	p->want_sleep = true;
