@@ -210,8 +210,8 @@ static int tset_add(struct tset *s, char *addr, uint64_t chunk, uint64_t cap)
 /* The hot set, as numasim draws it (workload.c:populate_vma). */
 static int tset_hot(struct tset *s, const struct scenario *sc, int mm_id, bool private)
 {
-	double f = sc->w.hot_fraction;
-	if (f <= 0 || !s->ntab)
+	uint64_t cut = workload_hot_cut(sc->w.hot_fraction);
+	if (!cut || !s->ntab)
 		return 0;
 	uint64_t n = s->ntab * NL_PMD_PAGES;
 	s->hot = malloc(n * sizeof(uint32_t));
@@ -220,7 +220,7 @@ static int tset_hot(struct tset *s, const struct scenario *sc, int mm_id, bool p
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t idx = s->chunk[i / NL_PMD_PAGES] * NL_PMD_PAGES + i % NL_PMD_PAGES;
-		if (nl_page_hot(sc->seed, idx, mm_id, private, f))
+		if (workload_page_hot(sc->seed, idx, mm_id, private, cut))
 			s->hot[s->nhot++] = (uint32_t)i;
 		else
 			s->cold[s->ncold++] = (uint32_t)i;

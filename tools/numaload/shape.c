@@ -9,7 +9,6 @@
 
 #include "counters.h"
 #include "kernel/sched/topology.h"
-#include "sim/rng.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -427,13 +426,4 @@ int nl_first_touch_node(const struct machine *m, enum first_touch ft, int user_c
 	default:
 		return 0;
 	}
-}
-
-bool nl_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, double hot_fraction)
-{
-	uint64_t cut = (uint64_t)(hot_fraction * 18446744073709551615.0);
-	if (!cut)
-		return false;
-	return rng_mix(seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^ ((uint64_t)mm_id << 40) ^
-				      ((uint64_t)private << 39))) < cut;
 }

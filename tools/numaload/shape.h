@@ -70,8 +70,7 @@ int nl_task_cpu(const struct machine *m, int task);
  * local/remote, chunk % nodes under interleave, node 0
  * (workload.c:first_touch_node). */
 int nl_first_touch_node(const struct machine *m, enum first_touch ft, int user_cpu, uint64_t chunk);
-/* Whether page @idx of a store is in the hot set (workload.c:populate_vma):
- * @mm_id is the store's first mapper, @private its kind. */
-bool nl_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, double hot_fraction);
+/* The hot set is numasim's own: workload_hot_cut and workload_page_hot
+ * (workload/workload.h), with the store's first mapper as mm_id. */
 
 #endif
