@@ -14,10 +14,14 @@
 #include <cmocka.h>
 
 #include "numaload/counters.h"
+#include "numaload/keys.h"
 #include "numaload/shape.h"
 #include "numaload/table.h"
 #include "numaload/tracehist.h"
+#include "numaload/tunables.h"
 #include "kernel/sim.h"
+#include "linux/huge_mm.h"
+#include "workload/access.h"
 
 #define FIX "tests/unit/fixtures/numaload/"
 
@@ -292,7 +296,9 @@ static void fake_guest(struct nl_real *r)
 
 static char ini_path[256];
 
-static int resolve_text(const char *text, struct scenario *sc, char *err, size_t errlen)
+/* @text as a scenario file, with "--set @set" (if not NULL), resolved on
+ * the realcheck guest. */
+static int resolve_set(const char *text, const char *set, struct scenario *sc, char *err, size_t errlen)
 {
 	struct nl_real r;
 	fake_guest(&r);
@@ -309,10 +315,17 @@ static int resolve_text(const char *text, struct scenario *sc, char *err, size_t
 		fputs("[workload]\n", f);
 	fclose(f);
 	int rc = scenario_load_file(ini_path, sc, err, errlen);
+	if (!rc && set)
+		rc = scenario_set(sc, set, err, errlen);
 	if (!rc)
 		rc = nl_shape_resolve(sc, &r, err, errlen);
 	unlink(ini_path);
 	return rc;
+}
+
+static int resolve_text(const char *text, struct scenario *sc, char *err, size_t errlen)
+{
+	return resolve_set(text, NULL, sc, err, errlen);
 }
 
 static void assert_error(const char *text, int line, const char *key, const char *what)
@@ -350,7 +363,7 @@ static void test_keys_must_match_the_machine(void **state)
 	/* numasim's own validation still runs */
 	assert_error("[workload]\nmemory_gib = 100\n", 2, "workload.memory_gib", "needs 100");
 	/* a workload key numaload cannot honour */
-	assert_error("[workload]\nrun_ms = 5\nsleep_ms = 1\n", 2, "workload.run_ms", "do not sleep");
+	assert_error("[workload]\nrun_ms = 5\nsleep_ms = 1\n", 2, "workload.run_ms", "without sleeping");
 }
 
 static void test_keys_filled_from_the_machine(void **state)
@@ -372,6 +385,156 @@ static void test_keys_filled_from_the_machine(void **state)
 	assert_int_equal(sc->m.engine, FLUSH_X86_IPI);
 	assert_int_equal(sc->w.private_first_touch.mode, FT_REMOTE);
 	assert_int_equal(sc->seed, 7);
+	free(sc);
+}
+
+/* ---- every key numasim knows is honoured or refused ---------------------------------- */
+
+static void value_text(const struct scenario_value *v, char *buf, size_t len)
+{
+	switch (v->type) {
+	case SV_INT: snprintf(buf, len, "%lld", v->i); break;
+	case SV_DOUBLE: snprintf(buf, len, "%.17g", v->d); break;
+	case SV_BOOL: snprintf(buf, len, "%s", v->b ? "true" : "false"); break;
+	default: snprintf(buf, len, "%s", v->s); break;
+	}
+}
+
+static bool value_differs(const struct scenario_value *a, const struct scenario_value *b)
+{
+	char x[300], y[300];
+	value_text(a, x, sizeof(x));
+	value_text(b, y, sizeof(y));
+	return strcmp(x, y) != 0;
+}
+
+/* A value of key @k that numasim's parser takes and that is not @def:
+ * numbers near the default, the other boolean, or any name numasim knows. */
+static bool other_value(const struct scenario *base, int k, const struct scenario_value *def, char *val,
+			size_t len)
+{
+	static const char *const *const names[] = {
+		access_pattern_names, migrate_syscall_names, thp_enabled_names, thp_defrag_names,
+		thp_size_enabled_names, madv_hugepage_names, thp_partial_op_names, thp_partial_pattern_names,
+		first_touch_names, thread_bind_names, flush_engine_names,
+	};
+	static const int counts[] = {
+		NR_ACCESS_PATTERNS, NR_MCALLS, NR_THP_ENABLED, NR_THP_DEFRAG, NR_THP_SIZE_ENABLED,
+		NR_MADV_HP, NR_THP_PARTIAL_OP, NR_THP_PATTERN, NR_FIRST_TOUCH, NR_THREAD_BIND, NR_FLUSH_ENGINES,
+	};
+	char cand[64][64], buf[160], err[512];
+	int n = 0;
+	snprintf(cand[n++], 64, "%s", def->b ? "false" : "true");
+	snprintf(cand[n++], 64, "%lld", def->i + 1);
+	snprintf(cand[n++], 64, "%lld", def->i - 1);
+	snprintf(cand[n++], 64, "%.17g", def->d + 1);
+	snprintf(cand[n++], 64, "%.17g", def->d / 2);
+	snprintf(cand[n++], 64, "0.5");
+	snprintf(cand[n++], 64, "v6.12");
+	for (size_t a = 0; a < sizeof(names) / sizeof(names[0]); a++)
+		for (int i = 0; i < counts[a] && n < 64; i++)
+			snprintf(cand[n++], 64, "%s", names[a][i]);
+	struct scenario *sc = malloc(sizeof(*sc));
+	const char *key = scenario_key_name(k, buf, sizeof(buf));
+	for (int c = 0; c < n; c++) {
+		struct scenario_value v;
+		*sc = *base;
+		if (scenario_set_option(sc, "--set", key, cand[c], err, sizeof(err)))
+			continue;
+		scenario_get(sc, k, &v);
+		if (value_differs(&v, def)) {
+			snprintf(val, len, "%s=%.63s", key, cand[c]);
+			free(sc);
+			return true;
+		}
+	}
+	free(sc);
+	return false;
+}
+
+/* A key added to numasim's parser must be classified in keys.c, and a
+ * tunable numaload writes must have its files in tunables.c. */
+static void test_keys_every_key_in_the_table(void **state)
+{
+	(void)state;
+	char buf[160];
+	for (int k = 0; k < scenario_key_count(); k++) {
+		const char *name = scenario_key_name(k, buf, sizeof(buf));
+		if (!nl_key_listed(k))
+			fail_msg("%s: not in tools/numaload/keys.c: say whether numaload honours it", name);
+		if (nl_key_rule(k, NULL) != NL_WRITE)
+			continue;
+		bool found = false;
+		for (int i = 0; i < NL_NR_TUNABLES; i++)
+			found |= !strcmp(nl_tunable_key(i), name);
+		if (!found)
+			fail_msg("%s: written by numaload but has no file in tunables.c", name);
+	}
+}
+
+/* Every key numaload does not honour, given a value other than numasim's
+ * default, is refused at its name; an NL_OFF key at its default is taken. */
+static void test_keys_refused_unless_default(void **state)
+{
+	(void)state;
+	static const char base_text[] = "[machine]\n[workload]\nthreads = 2\nmemory_gib = 0.05\n";
+	struct scenario *base = malloc(sizeof(*base)), *sc = malloc(sizeof(*sc));
+	char buf[160], set[1024], err[1024], want[256];
+	int refused = 0, off = 0;
+	assert_int_equal(scenario_load_text("base.ini", base_text, sizeof(base_text) - 1, base, err,
+					    sizeof(err)), 0);
+	for (int k = 0; k < scenario_key_count(); k++) {
+		enum nl_rule rule = nl_key_rule(k, NULL);
+		struct scenario_value def;
+		if (rule != NL_OFF && rule != NL_NEVER)
+			continue;
+		const char *name = scenario_key_name(k, buf, sizeof(buf));
+		scenario_get(base, k, &def);
+		if (!other_value(base, k, &def, set, sizeof(set)))
+			fail_msg("%s: no value other than the default found", name);
+		snprintf(want, sizeof(want), "--set: %s: numaload cannot honour", name);
+		if (resolve_set(base_text, set, sc, err, sizeof(err)) != -1 || strncmp(err, want, strlen(want)))
+			fail_msg("%s: accepted, or not refused at its name: '%s'", set, err);
+		refused++;
+		if (rule != NL_OFF)
+			continue;
+		char val[300];
+		value_text(&def, val, sizeof(val));
+		snprintf(set, sizeof(set), "%s=%s", name, val);
+		if (resolve_set(base_text, set, sc, err, sizeof(err)))
+			fail_msg("%s (numasim's default): refused: %s", set, err);
+		off++;
+	}
+	/* the keys issue 28 found accepted and ignored are among them */
+	assert_true(refused > 60 && off > 30);
+	free(base);
+	free(sc);
+}
+
+static void test_keys_named_in_issue_28(void **state)
+{
+	(void)state;
+	assert_error("[workload]\nmadvise_dontneed_every_ms = 5\n", 2, "workload.madvise_dontneed_every_ms",
+		     "no madvise calls");
+	assert_error("[workload]\nthreads = 1\nmadvise_cold_every_ms = 100\n", 3,
+		     "workload.madvise_cold_every_ms", "only numasim's default, 0, is accepted");
+	assert_error("[tunables]\ntransparent_hugepage.enabled = always\n", 2, "transparent_hugepage.enabled",
+		     "MADV_NOHUGEPAGE");
+	assert_error("[tunables]\ntransparent_hugepage.hugepages-64kB.enabled = always\n", 2,
+		     "transparent_hugepage.hugepages-64kB.enabled", "only numasim's default, never,");
+	assert_error("[run]\ncompact_memory_every_s = 10\n", 2, "run.compact_memory_every_s", "compact_memory");
+	assert_error("[run]\nexact = true\n", 2, "run.exact", "--exact");
+	assert_error("[workload]\nmigrate_call = migrate_pages\n", 2, "workload.migrate_call", "no migrate_pages");
+	assert_error("[workload]\naccess = pareto\naccess_shape = 1\n", 2, "workload.access", "uniformly");
+	assert_error("[workload]\nprivate_first_touch = bind:1\n", 2, "workload.private_first_touch",
+		     "local, remote, interleave, node0 only");
+	/* off is off: the defaults, written out, run */
+	struct scenario *sc = malloc(sizeof(*sc));
+	char err[1024] = "";
+	if (resolve_text("[workload]\nthreads = 2\nmemory_gib = 0.05\nmadvise_dontneed_every_ms = 0\n"
+			 "access = uniform\nmigrate_call = none\n[tunables]\ntransparent_hugepage.enabled = never\n"
+			 "[run]\nexact = false\ncompact_memory_every_s = 0\n", sc, err, sizeof(err)))
+		fail_msg("%s", err);
 	free(sc);
 }
 
@@ -523,6 +686,9 @@ int main(void)
 		cmocka_unit_test(test_keys_numaload_cannot_honour),
 		cmocka_unit_test(test_keys_must_match_the_machine),
 		cmocka_unit_test(test_keys_filled_from_the_machine),
+		cmocka_unit_test(test_keys_every_key_in_the_table),
+		cmocka_unit_test(test_keys_refused_unless_default),
+		cmocka_unit_test(test_keys_named_in_issue_28),
 		cmocka_unit_test(test_layout_spread_remote),
 		cmocka_unit_test(test_layout_hot_set_interleave),
 		cmocka_unit_test(test_layout_all_hot),

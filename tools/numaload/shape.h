@@ -3,14 +3,15 @@
  * honour, and laid out exactly as numasim's workload (workload.c) lays it
  * out: slices, shared tables, first-touch nodes, hot set, task CPUs.
  *
- * Key rules (nl_shape_resolve):
- *   [machine] topology, memory, distances, flush engine, hz: they describe
- *             the machine, so they must match the real one (unset: taken
- *             from it);
- *   [tunables] written to the running kernel for the run (apply.c);
- *   [workload], run.duration_s, run.seed: honoured;
- *   anything else (costs, tlb_entries, cpu_ghz, arm64_repeat_tlbi,
- *             kernel.name): an error at FILE:LINE: key. */
+ * Key rules (keys.c, one table): [machine] topology, memory, distances,
+ * flush engine and hz describe the machine, so they must match the real
+ * one (unset: taken from it); numa_balancing's tunables and x86's flush
+ * ceiling are written to the running kernel for the run (tunables.c); the
+ * workload's shape, run.duration_s and run.seed are honoured; what
+ * numaload does not do (sleeps, access patterns, migration calls, madvise,
+ * THP, compaction, --exact) is accepted only at numasim's default, off;
+ * numasim's model parameters (costs, tlb_entries, cpu_ghz, kernel.name)
+ * are errors at FILE:LINE: key. */
 #ifndef NUMALOAD_SHAPE_H
 #define NUMALOAD_SHAPE_H
 
