@@ -2,13 +2,17 @@
  * tracefs histograms (fixtures captured from Debian's 6.1 and 6.12 kernels
  * in the realcheck guest), counter deltas, the key rules against a real
  * machine, the layout against numasim's own workload, and the table. */
+#define _GNU_SOURCE /* AT_FDCWD, st_mtim */
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -538,6 +542,168 @@ static void test_keys_named_in_issue_28(void **state)
 	free(sc);
 }
 
+/* ---- the tunables: everything written is put back ------------------------------------- */
+
+static char tun_root[256];
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s%s", tun_root, rel);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fail_msg("cannot create %s", path);
+	fputs(text, f);
+	fclose(f);
+	/* an old mtime: a later write shows */
+	const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+}
+
+static void assert_file(const char *rel, const char *text, bool untouched)
+{
+	char path[512];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s%s", tun_root, rel);
+	char *t = nl_read_text(path);
+	if (!t || strcmp(t, text))
+		fail_msg("%s: '%s', expected '%s'", rel, t ? t : "(unreadable)", text);
+	free(t);
+	assert_int_equal(stat(path, &st), 0);
+	if (untouched && st.st_mtim.tv_sec != 1000000000)
+		fail_msg("%s: written (mtime %lld)", rel, (long long)st.st_mtim.tv_sec);
+}
+
+#define NB "/proc/sys/kernel/numa_balancing"
+#define DBG "/sys/kernel/debug/sched/numa_balancing/"
+#define CEIL "/sys/kernel/debug/x86/tlb_single_page_flush_ceiling"
+
+/* A kernel's tunable files under a directory: balancing off, the defaults. */
+static void fake_tunables(void)
+{
+	char cmd[1400];
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(tun_root, sizeof(tun_root), "%s/numaload-tun-%d", tmp, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s/proc/sys/kernel' '%s" DBG "' '%s/sys/kernel/debug/x86'",
+		 tun_root, tun_root, tun_root, tun_root);
+	assert_int_equal(system(cmd), 0);
+	put_file(NB, "0\n");
+	put_file(DBG "scan_delay_ms", "1000\n");
+	put_file(DBG "scan_period_min_ms", "1000\n");
+	put_file(DBG "scan_period_max_ms", "60000\n");
+	put_file(DBG "scan_size_mb", "256\n");
+	put_file(CEIL, "33\n");
+	nl_tunables_root(tun_root);
+}
+
+static void drop_fake_tunables(void)
+{
+	char cmd[300];
+	nl_tunables_root(NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tun_root);
+	assert_int_equal(system(cmd), 0);
+}
+
+static const char tun_scenario[] = "[tunables]\nkernel.numa_balancing = 1\nnuma_balancing.scan_delay_ms = 500\n"
+				   "numa_balancing.scan_size_mb = 64\n[workload]\nthreads = 2\nmemory_gib = 0.05\n";
+
+static struct scenario *tun_resolved(const char *text)
+{
+	struct scenario *sc = malloc(sizeof(*sc));
+	char err[1024];
+	if (resolve_text(text, sc, err, sizeof(err)))
+		fail_msg("%s", err);
+	return sc;
+}
+
+static void test_tunables_written_and_put_back(void **state)
+{
+	(void)state;
+	struct scenario *sc = tun_resolved(tun_scenario);
+	struct nl_tunables st;
+	char err[1024];
+	fake_tunables();
+	if (nl_tunables_apply(sc, &st, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_file(NB, "1\n", false);
+	assert_file(DBG "scan_delay_ms", "500\n", false);
+	assert_file(DBG "scan_size_mb", "64\n", false);
+	assert_file(DBG "scan_period_min_ms", "1000\n", true);
+	assert_int_equal(st.value[0], 1);
+	assert_int_equal(nl_tunables_restore(err, sizeof(err)), 0);
+	assert_file(NB, "0\n", false);
+	assert_file(DBG "scan_delay_ms", "1000\n", false);
+	assert_file(DBG "scan_size_mb", "256\n", false);
+	drop_fake_tunables();
+	free(sc);
+}
+
+/* Issue 28: numa_balancing was written, the next tunable failed, and
+ * numaload exited with it still written. */
+static void test_tunables_unreadable_one_writes_nothing(void **state)
+{
+	(void)state;
+	struct scenario *sc = tun_resolved("[tunables]\nkernel.numa_balancing = 1\n"
+					   "x86.tlb_single_page_flush_ceiling = 64\n"
+					   "[workload]\nthreads = 2\nmemory_gib = 0.05\n");
+	struct nl_tunables st;
+	char err[1024], path[512];
+	fake_tunables();
+	snprintf(path, sizeof(path), "%s" CEIL, tun_root); /* arm64: no such file */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(nl_tunables_apply(sc, &st, err, sizeof(err)), -1);
+	if (!strstr(err, ":3: x86.tlb_single_page_flush_ceiling: cannot read"))
+		fail_msg("%s", err);
+	assert_file(NB, "0\n", true);
+	drop_fake_tunables();
+	free(sc);
+}
+
+static void test_tunables_failed_write_puts_back(void **state)
+{
+	(void)state;
+	struct scenario *sc = tun_resolved(tun_scenario);
+	struct nl_tunables st;
+	char err[1024], path[512];
+	fake_tunables();
+	assert_int_equal(nl_tunables_prepare(sc, &st, err, sizeof(err)), 0);
+	/* the second write fails (as a kernel refusing a value would) */
+	snprintf(path, sizeof(path), "%s" DBG "scan_size_mb", tun_root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(nl_tunables_write(sc, &st, err, sizeof(err)), -1);
+	if (!strstr(err, ":4: numa_balancing.scan_size_mb: cannot write 64 to ") || strstr(err, "and cannot"))
+		fail_msg("%s", err);
+	assert_file(DBG "scan_delay_ms", "1000\n", false); /* written, put back */
+	assert_file(NB, "0\n", true);                      /* the switch is written last */
+	assert_int_equal(nl_tunables_restore(err, sizeof(err)), 0);
+	drop_fake_tunables();
+	free(sc);
+}
+
+static void test_tunables_signal_puts_back(void **state)
+{
+	(void)state;
+	static volatile sig_atomic_t stop;
+	struct scenario *sc = tun_resolved(tun_scenario);
+	struct nl_tunables st;
+	char err[1024];
+	fake_tunables();
+	nl_tunables_catch_signals(&stop);
+	if (nl_tunables_apply(sc, &st, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_file(NB, "1\n", false);
+	raise(SIGHUP); /* the handler runs before raise returns */
+	assert_int_equal(stop, SIGHUP);
+	assert_file(NB, "0\n", false);
+	assert_file(DBG "scan_delay_ms", "1000\n", false);
+	assert_file(DBG "scan_size_mb", "256\n", false);
+	assert_int_equal(nl_tunables_restore(err, sizeof(err)), 0);
+	nl_tunables_release_signals();
+	drop_fake_tunables();
+	free(sc);
+}
+
 /* ---- the layout is numasim's ------------------------------------------------------------- */
 
 /* Build numasim's world for @text and check every table's owner,
@@ -689,6 +855,10 @@ int main(void)
 		cmocka_unit_test(test_keys_every_key_in_the_table),
 		cmocka_unit_test(test_keys_refused_unless_default),
 		cmocka_unit_test(test_keys_named_in_issue_28),
+		cmocka_unit_test(test_tunables_written_and_put_back),
+		cmocka_unit_test(test_tunables_unreadable_one_writes_nothing),
+		cmocka_unit_test(test_tunables_failed_write_puts_back),
+		cmocka_unit_test(test_tunables_signal_puts_back),
 		cmocka_unit_test(test_layout_spread_remote),
 		cmocka_unit_test(test_layout_hot_set_interleave),
 		cmocka_unit_test(test_layout_all_hot),
