@@ -216,15 +216,22 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	return first_task + (int)((c - upto) / per_slice);
 }
 
+uint64_t workload_hot_cut(double hot_fraction)
+{
+	return hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(hot_fraction * 0x1p64);
+}
+
+bool workload_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, uint64_t hot_cut)
+{
+	return hot_cut && (hot_cut == UINT64_MAX ||
+			   rng_mix(seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^ ((uint64_t)mm_id << 40) ^
+						  ((uint64_t)private << 39))) < hot_cut);
+}
+
 static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint64_t idx,
 			uint64_t hot_cut, bool private)
 {
-	/* hot: the page's hash is below hot_fraction of 2^64; a fraction of 1
-	 * (2^64 is no uint64_t) makes every page hot */
-	return hot_cut && (hot_cut == UINT64_MAX ||
-			   rng_mix(s->seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^
-						     ((uint64_t)fs->mappers[0]->vm_mm->id << 40) ^
-						     ((uint64_t)private << 39))) < hot_cut);
+	return workload_page_hot(s->seed, idx, fs->mappers[0]->vm_mm->id, private, hot_cut);
 }
 
 /* First touch of one PTE table where large folios may be used: the fault
@@ -311,9 +318,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	struct folio_store *fs = vma->store;
 	struct mm_struct *mm = vma->vm_mm;
 	int first_task = mm->id * p->threads;
-	/* hot: the page's hash is below hot_fraction of 2^64; a fraction of 1
-	 * (2^64 is no uint64_t) makes every page hot */
-	uint64_t hot_cut = p->hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(p->hot_fraction * 0x1p64);
+	uint64_t hot_cut = workload_hot_cut(p->hot_fraction);
 	uint64_t npages = vma_pages(vma);
 
 	/* one 2 MiB table at a time: owner and first-touch node are per table */
@@ -1248,7 +1253,7 @@ void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t a
 	struct pte_table *t = pte_table_of(vma, addr);
 	uint64_t idx = vma_store_idx(vma, addr);
 	struct page_state *pg = &vma->store->pg[idx];
-	uint64_t hot_cut = p->hot_fraction >= 1 ? UINT64_MAX : (uint64_t)(p->hot_fraction * 0x1p64);
+	uint64_t hot_cut = workload_hot_cut(p->hot_fraction);
 	bool hot = page_is_hot(s, vma->store, idx, hot_cut, t->owner >= 0);
 	pg->nid = (uint8_t)nid;
 	pg->last_cpupid = LAST_CPUPID_UNSET;

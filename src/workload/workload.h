@@ -180,6 +180,12 @@ static inline uint64_t *class_nodes(struct workload *w, int cls, int hot)
 }
 
 void workload_defaults(struct workload_params *p);
+/* The hot set: page @idx of a store whose first mapper is mm @mm_id is hot
+ * when its hash is below hot_fraction of 2^64.  The cut is UINT64_MAX for a
+ * fraction of 1 (2^64 is no uint64_t: the cast would be undefined) and then
+ * every page is hot.  tools/numaload draws the same set with these two. */
+uint64_t workload_hot_cut(double hot_fraction);
+bool workload_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, uint64_t hot_cut);
 /* Build mms, VMAs, folio stores and tasks and place the pages. */
 int workload_build(struct sim *s, char *err, size_t errlen);
 void workload_free(struct sim *s);

@@ -21,10 +21,18 @@ private_access_share = 0.9
 hot_fraction = 0.1
 hot_access_share = 0.8
 cpu_ns_per_op = 50
+# what numaload does not do, at numasim's default (off), is accepted
+madvise_dontneed_every_ms = 0
+migrate_call = none
+
+[tunables]
+transparent_hugepage.enabled = never
 
 [run]
 duration_s = 3
 seed = 3
+exact = false
+compact_memory_every_s = 0
 EOF
 
 "$NUMALOAD" "$TMPDIR/here.ini" --quiet --json "$TMPDIR/real.json"
@@ -70,6 +78,17 @@ printf '[machine]\nsockets = 64\n[workload]\n' >"$TMPDIR/machine.ini"
 bad "$TMPDIR/machine.ini" "$TMPDIR/machine.ini:2: machine.sockets: 64, but this machine has"
 printf '[workload]\nthreads = 1\nbogus = 1\n[machine]\n' >"$TMPDIR/unknown.ini"
 bad "$TMPDIR/unknown.ini" "$TMPDIR/unknown.ini:3: workload.bogus: unknown key"
+# issue 28: keys numaload accepted and silently ignored
+printf '[machine]\n[workload]\nthreads = 1\nmadvise_dontneed_every_ms = 5\n' >"$TMPDIR/madv.ini"
+bad "$TMPDIR/madv.ini" "$TMPDIR/madv.ini:4: workload.madvise_dontneed_every_ms: numaload cannot honour"
+printf '[machine]\n[workload]\n[tunables]\ntransparent_hugepage.enabled = always\n' >"$TMPDIR/thp.ini"
+bad "$TMPDIR/thp.ini" "$TMPDIR/thp.ini:4: transparent_hugepage.enabled: numaload cannot honour"
+printf '[machine]\n[workload]\n[run]\nexact = true\ncompact_memory_every_s = 5\n' >"$TMPDIR/run.ini"
+bad "$TMPDIR/run.ini" "$TMPDIR/run.ini:4: run.exact: numaload cannot honour"
+rc=0
+"$NUMALOAD" "$TMPDIR/here.ini" --set workload.madvise_cold_every_ms=100 --json "$TMPDIR/bad.json" 2>"$TMPDIR/err" || rc=$?
+[[ $rc -eq 2 && ! -e $TMPDIR/bad.json ]] &&
+    grep -q -- "--set: workload.madvise_cold_every_ms: numaload cannot honour .*only numasim's default, 0," "$TMPDIR/err"
 rc=0
 "$NUMALOAD" "$TMPDIR/here.ini" --set costs.dram_local_ns=80 --json "$TMPDIR/bad.json" 2>"$TMPDIR/err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q -- '--set: costs.dram_local_ns: numaload cannot honour' "$TMPDIR/err"

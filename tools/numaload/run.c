@@ -210,8 +210,8 @@ static int tset_add(struct tset *s, char *addr, uint64_t chunk, uint64_t cap)
 /* The hot set, as numasim draws it (workload.c:populate_vma). */
 static int tset_hot(struct tset *s, const struct scenario *sc, int mm_id, bool private)
 {
-	double f = sc->w.hot_fraction;
-	if (f <= 0 || !s->ntab)
+	uint64_t cut = workload_hot_cut(sc->w.hot_fraction);
+	if (!cut || !s->ntab)
 		return 0;
 	uint64_t n = s->ntab * NL_PMD_PAGES;
 	s->hot = malloc(n * sizeof(uint32_t));
@@ -220,7 +220,7 @@ static int tset_hot(struct tset *s, const struct scenario *sc, int mm_id, bool p
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t idx = s->chunk[i / NL_PMD_PAGES] * NL_PMD_PAGES + i % NL_PMD_PAGES;
-		if (nl_page_hot(sc->seed, idx, mm_id, private, f))
+		if (workload_page_hot(sc->seed, idx, mm_id, private, cut))
 			s->hot[s->nhot++] = (uint32_t)i;
 		else
 			s->cold[s->ncold++] = (uint32_t)i;
@@ -448,13 +448,8 @@ static void child_main(struct proc_ctx *pc)
 
 /* ---- the observer ------------------------------------------------------------------ */
 
+/* the signal that ended the run (tunables.c's handler sets it) */
 static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static int read_counters(struct nl_counters *c)
 {
@@ -471,6 +466,15 @@ static int read_counters(struct nl_counters *c)
 	free(v);
 	free(i);
 	return rc;
+}
+
+/* Why the run stopped early: the signal, or the workload's failure. */
+static void stop_reason(const struct ctl *ctl, char *err, size_t errlen)
+{
+	if (interrupted)
+		snprintf(err, errlen, "interrupted (%s)", strsignal((int)interrupted));
+	else
+		snprintf(err, errlen, "%s", ctl->err);
 }
 
 static uint64_t total_ops(const struct ctl *ctl, int tasks)
@@ -516,8 +520,8 @@ static void stop_children(struct ctl *ctl, pid_t *pids, int n)
 	atomic_store(&ctl->stop, 1);
 	atomic_store(&ctl->release, 1);
 	for (int p = 0; p < n; p++)
-		if (pids[p] > 0)
-			waitpid(pids[p], NULL, 0);
+		while (pids[p] > 0 && waitpid(pids[p], NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* Wait until every thread has placed its memory; -1 if a child failed. */
@@ -554,6 +558,7 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 	struct nl_layout l;
 	struct nl_counters before, prev, cur;
 	bool triggers = false;
+	char rerr[512];
 
 	memset(res, 0, sizeof(*res));
 	if (w->processes > MAX_PROCS) {
@@ -579,13 +584,18 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 	double ipns = calibrate_spin();
 	res->spin_iters_per_op = floor(w->cpu_ns_per_op * ipns + 0.5);
 
+	/* the handlers first: from the first write on, every way out restores */
+	nl_tunables_catch_signals(&interrupted);
 	if (nl_tunables_apply(sc, &res->tun, err, errlen)) {
+		nl_tunables_release_signals(); /* what was written is back (or @err says not) */
 		munmap(ctl, ctl_len);
 		return 2;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (interrupted) {
+		stop_reason(ctl, err, errlen);
+		rc = 130;
+		goto out_tun;
+	}
 
 	if (w->map_shared && l.shared_pages) {
 		shared_tab = calloc(l.shared_pages / NL_PMD_PAGES, sizeof(char *));
@@ -614,7 +624,7 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 		fprintf(stderr, "numaload: %d processes x %d threads placing %.3g GiB...\n", w->processes,
 			w->threads, w->memory_gib * w->processes);
 	if (wait_populated(ctl, pids, nprocs, tasks)) {
-		snprintf(err, errlen, "%s", interrupted ? "interrupted" : ctl->err);
+		stop_reason(ctl, err, errlen);
 		rc = interrupted ? 130 : 1;
 		goto out_children;
 	}
@@ -656,7 +666,7 @@ int nl_run(const struct scenario *sc, const struct nl_real *r, const struct nl_o
 	node_pages(sc, r, pids, ctl, shared_lo, shared_hi, res->node_pages_end);
 	atomic_store(&ctl->stop, 1);
 	if (interrupted || atomic_load(&ctl->failed)) {
-		snprintf(err, errlen, "%s", interrupted ? "interrupted" : ctl->err);
+		stop_reason(ctl, err, errlen);
 		rc = interrupted ? 130 : 1;
 		goto out_children;
 	}
@@ -670,7 +680,12 @@ out_children:
 	if (triggers)
 		nl_trace_set(o->tracefs, false, NULL, 0);
 out_tun:
-	nl_tunables_restore(&res->tun);
+	if (nl_tunables_restore(rerr, sizeof(rerr))) {
+		fprintf(stderr, "numaload: %s\n", rerr);
+		rc = rc ? rc : 1;
+	} else {
+		nl_tunables_release_signals();
+	}
 	free(shared_tab);
 	munmap(ctl, ctl_len);
 	return rc;

@@ -8,8 +8,8 @@
 #include <sys/utsname.h>
 
 #include "counters.h"
+#include "keys.h"
 #include "kernel/sched/topology.h"
-#include "sim/rng.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -165,48 +165,6 @@ int nl_real_read(struct nl_real *r, char *err, size_t errlen)
 
 /* ---- the keys ---------------------------------------------------------------- */
 
-enum rule { R_HONOUR, R_CHECK, R_TUNABLE, R_NEVER };
-
-static enum rule rule_of(const char *section, const char *name, const char **why)
-{
-	*why = NULL;
-	static const char *const not_yet[] = {
-		"run_ms", "sleep_ms", "access", "access_shape", "access_set", "work_mops",
-		"policy_in_force", "numa_balancing_bind", "eat_node", "eat_gib",
-		"migrate_call", "migrate_process", "migrate_from", "migrate_to", "migrate_at_s",
-		"migrate_every_s", "migrate_back_and_forth", "phase_every_s", "phase_shift",
-		"madv_hugepage", "thp_partial", "thp_partial_op", "thp_partial_pattern", "bytes_per_op",
-	};
-	for (size_t i = 0; !strcmp(section, "workload") && i < ARRAY_SIZE(not_yet); i++)
-		if (!strcmp(name, not_yet[i])) {
-			*why = "numaload's threads touch uniformly with 4 KiB pages, do not sleep or "
-			       "trade slices, make no migration calls, run for run.duration_s and "
-			       "first-touch with local, remote, interleave or node0 only";
-			return R_NEVER;
-		}
-	if (!strcmp(section, "workload") || !strcmp(section, "run"))
-		return R_HONOUR;
-	if (!strcmp(section, "tunables"))
-		return R_TUNABLE;
-	if (!strcmp(section, "costs")) {
-		*why = "a cost of numasim's machine model; a real machine has its own";
-		return R_NEVER;
-	}
-	if (!strcmp(section, "kernel")) {
-		*why = "the running kernel is the kernel; give numasim the matching base with --kernel";
-		return R_NEVER;
-	}
-	static const char *const checked[] = {
-		"sockets", "nodes_per_socket", "cores_per_node", "threads_per_core", "cpus",
-		"mem_per_node_gib", "distance_same_socket", "distance_remote", "flush_engine", "hz",
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(checked); i++)
-		if (!strcmp(name, checked[i]))
-			return R_CHECK;
-	*why = "a parameter of numasim's machine model that numaload can neither set nor check";
-	return R_NEVER;
-}
-
 /* The real machine as numasim's topology: every node alike. */
 struct topo {
 	int sockets, nodes_per_socket, cores_per_node, threads_per_core;
@@ -318,33 +276,19 @@ static int check_machine_key(struct scenario *sc, int k, const char *name, const
 
 int nl_shape_resolve(struct scenario *sc, const struct nl_real *r, char *err, size_t errlen)
 {
-	const struct first_touch_policy *fts[] = { &sc->w.shared_first_touch, &sc->w.private_first_touch };
-	for (int i = 0; i < 2; i++)
-		if (fts[i]->mode > FT_NODE0 || fts[i]->nodes) {
-			snprintf(err, errlen, "%s: workload.%s_first_touch: numaload cannot honour this "
-				 "policy on a real machine yet (local, remote, interleave, node0 only)",
-				 sc->source, i ? "private" : "shared");
-			return -1;
-		}
-	char name[160], why[256];
+	char buf[160], why[256];
 	struct topo t;
+	if (nl_keys_refuse(sc, err, errlen))
+		return -1;
 	int bad_topo = real_topo(r, &t, why, sizeof(why));
-
 	for (int k = 0; k < scenario_key_count(); k++) {
-		const char *sect = scenario_key_section(k);
-		const char *why_not;
-		scenario_key_name(k, name, sizeof(name));
-		const char *bare = strchr(name, '.') && strcmp(sect, "tunables") ? strchr(name, '.') + 1 : name;
-		enum rule rl = rule_of(sect, bare, &why_not);
-		if (!scenario_key_assigned(sc, k))
+		if (!scenario_key_assigned(sc, k) || nl_key_rule(k, NULL) != NL_CHECK)
 			continue;
-		if (rl == R_NEVER)
-			return scenario_key_error(sc, k, err, errlen, "numaload cannot honour this on a "
-						  "real machine: %s", why_not);
-		if (rl == R_CHECK && bad_topo)
+		if (bad_topo)
 			return scenario_key_error(sc, k, err, errlen, "cannot be checked: this machine "
 						  "is not numasim's uniform topology (%s)", why);
-		if (rl == R_CHECK && check_machine_key(sc, k, bare, r, &t, err, errlen))
+		const char *name = scenario_key_name(k, buf, sizeof(buf));
+		if (check_machine_key(sc, k, strchr(name, '.') + 1, r, &t, err, errlen))
 			return -1;
 	}
 	if (bad_topo) {
@@ -427,13 +371,4 @@ int nl_first_touch_node(const struct machine *m, enum first_touch ft, int user_c
 	default:
 		return 0;
 	}
-}
-
-bool nl_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, double hot_fraction)
-{
-	uint64_t cut = (uint64_t)(hot_fraction * 18446744073709551615.0);
-	if (!cut)
-		return false;
-	return rng_mix(seed ^ rng_mix(((uint64_t)RNG_WORKLOAD << 48) ^ idx ^ ((uint64_t)mm_id << 40) ^
-				      ((uint64_t)private << 39))) < cut;
 }

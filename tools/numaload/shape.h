@@ -3,14 +3,15 @@
  * honour, and laid out exactly as numasim's workload (workload.c) lays it
  * out: slices, shared tables, first-touch nodes, hot set, task CPUs.
  *
- * Key rules (nl_shape_resolve):
- *   [machine] topology, memory, distances, flush engine, hz: they describe
- *             the machine, so they must match the real one (unset: taken
- *             from it);
- *   [tunables] written to the running kernel for the run (apply.c);
- *   [workload], run.duration_s, run.seed: honoured;
- *   anything else (costs, tlb_entries, cpu_ghz, arm64_repeat_tlbi,
- *             kernel.name): an error at FILE:LINE: key. */
+ * Key rules (keys.c, one table): [machine] topology, memory, distances,
+ * flush engine and hz describe the machine, so they must match the real
+ * one (unset: taken from it); numa_balancing's tunables and x86's flush
+ * ceiling are written to the running kernel for the run (tunables.c); the
+ * workload's shape, run.duration_s and run.seed are honoured; what
+ * numaload does not do (sleeps, access patterns, migration calls, madvise,
+ * THP, compaction, --exact) is accepted only at numasim's default, off;
+ * numasim's model parameters (costs, tlb_entries, cpu_ghz, kernel.name)
+ * are errors at FILE:LINE: key. */
 #ifndef NUMALOAD_SHAPE_H
 #define NUMALOAD_SHAPE_H
 
@@ -70,8 +71,7 @@ int nl_task_cpu(const struct machine *m, int task);
  * local/remote, chunk % nodes under interleave, node 0
  * (workload.c:first_touch_node). */
 int nl_first_touch_node(const struct machine *m, enum first_touch ft, int user_cpu, uint64_t chunk);
-/* Whether page @idx of a store is in the hot set (workload.c:populate_vma):
- * @mm_id is the store's first mapper, @private its kind. */
-bool nl_page_hot(uint64_t seed, uint64_t idx, int mm_id, bool private, double hot_fraction);
+/* The hot set is numasim's own: workload_hot_cut and workload_page_hot
+ * (workload/workload.h), with the store's first mapper as mm_id. */
 
 #endif
