@@ -89,6 +89,7 @@ struct sweep_run {
 	struct spoint *p;
 	char (*ids)[SWEEP_ID_LEN + 1]; /* the full expansion's, for the manifest */
 	bool cached;            /* --point K found its id in the manifest's cache */
+	struct sweep_emit_paths emit_paths;
 	int *todo, nr_todo;
 	int jobs, point;        /* point: --point K, or -1 */
 	enum emit emit;
@@ -220,52 +221,12 @@ static int run_todo(struct sweep_run *r)
 
 /* ---- emitting jobs for Slurm and GNU parallel --------------------------------- */
 
-/* Paths written into a shell script (and #SBATCH lines, which are not
- * shell): only characters that need no quoting anywhere. */
-static bool plain_path(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("/._+-,=@%", *s)))
-			return false;
-	return true;
-}
-
-static int absolute(const char *what, const char *path, char *out, size_t len, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	if (!realpath(path, buf)) {
-		snprintf(err, errlen, "%s: %s: %s", what, path, strerror(errno));
-		return -1;
-	}
-	if (strlen(buf) >= len || !plain_path(buf)) {
-		snprintf(err, errlen, "--emit: %s %s has characters a job script cannot carry "
-			 "unquoted (use letters, digits and /._+-,=@%%)", what, buf);
-		return -1;
-	}
-	snprintf(out, len, "%s", buf);
-	return 0;
-}
-
+/* DIR/sweep.sbatch or DIR/sweep.jobs, from the paths checked before DIR
+ * was created (r->emit_paths). */
 static int emit_jobs(struct sweep_run *r)
 {
-	char exe[PATH_MAX], spec[PATH_MAX], dir[PATH_MAX], path[OUTFILE_PATH_MAX], err[PATH_MAX + 256];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, "numasim sweep: --emit: cannot find this program's path: %s\n", strerror(errno));
-		return 1;
-	}
-	exe[n] = '\0';
-	if (!plain_path(exe) || absolute("the sweep file", r->spec_path, spec, sizeof(spec), err, sizeof(err)) ||
-	    absolute("the output directory", r->dir, dir, sizeof(dir), err, sizeof(err))) {
-		if (!plain_path(exe))
-			snprintf(err, sizeof(err), "--emit: numasim's path %s has characters a job script "
-				 "cannot carry unquoted", exe);
-		cli_error("numasim sweep: ", err);
-		return EXIT_INPUT;
-	}
+	char path[OUTFILE_PATH_MAX], err[OUTFILE_PATH_MAX + 256];
+	const struct sweep_emit_paths *ep = &r->emit_paths;
 	struct outfile o;
 	path_in(r->dir, r->emit == EMIT_SLURM ? "sweep.sbatch" : "sweep.jobs", path, sizeof(path));
 	pthread_mutex_lock(&r->lock);
@@ -275,22 +236,10 @@ static int emit_jobs(struct sweep_run *r)
 		cli_error("numasim sweep: ", err);
 		return 1;
 	}
-	if (r->emit == EMIT_SLURM) {
-		fprintf(o.f, "#!/bin/sh\n"
-			"# numasim sweep: one array task per point (written by numasim sweep --emit slurm).\n"
-			"# Submit with: sbatch %s/sweep.sbatch\n"
-			"# Then: numasim sweep collect %s\n"
-			"#SBATCH --job-name=numasim-sweep\n"
-			"#SBATCH --array=0-%d\n"
-			"#SBATCH --ntasks=1\n"
-			"#SBATCH --cpus-per-task=1\n"
-			"#SBATCH --output=%s/slurm-%%A_%%a.out\n"
-			"exec %s sweep %s --out %s --point \"$SLURM_ARRAY_TASK_ID\" --jobs 1 -q\n",
-			dir, dir, r->sp->nr_points - 1, dir, exe, spec, dir);
-	} else {
-		for (int k = 0; k < r->sp->nr_points; k++)
-			fprintf(o.f, "%s sweep %s --out %s --point %d --jobs 1 -q\n", exe, spec, dir, k);
-	}
+	if (r->emit == EMIT_SLURM)
+		sweep_emit_slurm(o.f, ep, r->sp->nr_points);
+	else
+		sweep_emit_parallel(o.f, ep, r->sp->nr_points);
 	pthread_mutex_lock(&r->lock);
 	rc = outfile_commit(&o, err, sizeof(err));
 	pthread_mutex_unlock(&r->lock);
@@ -302,10 +251,10 @@ static int emit_jobs(struct sweep_run *r)
 		char msg[2 * OUTFILE_PATH_MAX + 128];
 		if (r->emit == EMIT_SLURM)
 			snprintf(msg, sizeof(msg), "%d array tasks; submit with 'sbatch %s/sweep.sbatch'",
-				 r->sp->nr_points, dir);
+				 r->sp->nr_points, ep->dir);
 		else
 			snprintf(msg, sizeof(msg), "%d jobs; run with 'parallel --jobs N < %s/sweep.jobs'",
-				 r->sp->nr_points, dir);
+				 r->sp->nr_points, ep->dir);
 		cli_error("numasim sweep: ", msg);
 	}
 	return 0;
@@ -766,6 +715,11 @@ int cmd_sweep(int argc, char **argv)
 			fprintf(stderr, "numasim sweep: --out: the path is too long\n");
 			rc = EXIT_INPUT;
 		}
+	}
+	/* everything checked before anything is created */
+	if (!rc && r->emit && sweep_emit_paths(r->spec_path, r->dir, &r->emit_paths, err, sizeof(err))) {
+		cli_error("numasim sweep: ", err);
+		rc = EXIT_INPUT;
 	}
 	if (!rc)
 		rc = alloc_points(r);

@@ -113,6 +113,24 @@ int sweep_scenario_id(const struct scenario *sc, char id[SWEEP_ID_LEN + 1]);
 /* Is @s an id (SWEEP_ID_LEN lower-case hex digits)? */
 bool sweep_is_id(const char *s);
 
+/* ---- --emit (cli/sweep_emit.c) ------------------------------------------------ */
+
+#include <limits.h>
+#include <stdio.h>
+
+struct sweep_emit_paths {
+	char exe[PATH_MAX], spec[PATH_MAX], dir[PATH_MAX]; /* absolute, plain */
+};
+
+/* numasim's, the sweep file's and the output directory's absolute paths,
+ * checked for what a job script can carry; @dir need not exist yet (its
+ * parent must).  Creates nothing.  0, or -1 with @err. */
+int sweep_emit_paths(const char *spec_path, const char *dir, struct sweep_emit_paths *ep, char *err,
+		     size_t errlen);
+/* The sbatch array script (task K runs point K) / the job list. */
+void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
+void sweep_emit_parallel(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
+
 /* ---- a sweep's directory, read back (collect, compare) ---------------------- */
 
 #include <jansson.h>

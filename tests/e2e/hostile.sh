@@ -287,4 +287,23 @@ printf '[machine]\n[workload]\nthreads = 2\nmemory_gib = 0.0625\n' >"$esc_ini"
 ! grep -q $'\e' "$work/esc.out" || fail "escape_in_path: a raw ESC reached the report"
 grep -qF 'x\x1b[31mred.ini' "$work/esc.out" || fail "escape_in_path: the path is not shown escaped"
 
+# ---- sweeps (issue 28): --emit paths ----------------------------------------------------
+sweep_with() { # sweep_with NAME SCENARIO: a sweep file naming SCENARIO
+    printf '[sweep]\nscenario = %s\n[set]\nrun.duration_s = 0.1\n' "$2" >"$cases/$1.ini"
+    echo "$cases/$1.ini"
+}
+# --emit: paths that reach the job script are refused before anything is
+# created (no DIR, no DIR/manifest.json, no DIR/points)
+f=$(sweep_with sweep_ok small)
+for bad in 'a b' 'a$(touch PWNED)' 'a`touch PWNED`' "a'b" 'a"b' $'a\nb' 'a\b' 'a;b' 'a*'; do
+    expect "emit_out_$(printf %q "$bad")" "--emit: the output directory" sweep "$f" --emit slurm -o "$run_dir/$bad"
+    expect "emit_par_out_$(printf %q "$bad")" "--emit: the output directory" sweep "$f" --emit parallel -o "$run_dir/$bad"
+done
+cp "$f" "$cases/sp ace.ini"
+expect emit_spec_space "--emit: the sweep file" sweep "$cases/sp ace.ini" --emit slurm -o "$run_dir/o"
+expect emit_no_parent "the output directory: $run_dir/none/o: No such file" sweep "$f" --emit slurm -o "$run_dir/none/o"
+f=$(sweep_with sweep_emit_bad_point small)
+printf '[grid]\nworkload.memory_gib = 1, 100\n' >>"$f"
+expect emit_bad_point "workload.memory_gib: needs 100 GiB" sweep "$f" --emit slurm -o "$run_dir/o"
+
 echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"
