@@ -195,7 +195,7 @@ FUZZ_SAN   := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-z
               -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Isrc -Isrc/include \
               -Itests $(PKG_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
-FUZZ_NAMES := scenario run results
+FUZZ_NAMES := scenario run results sweep_spec sweep_manifest
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(LIB_SRCS))
 FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_STAMP := $(FUZZ_DIR)/.flags

@@ -87,6 +87,9 @@ struct sweep_run {
 	const char *spec_path;
 	char dir[OUTFILE_PATH_MAX - 128];
 	struct spoint *p;
+	char (*ids)[SWEEP_ID_LEN + 1]; /* the full expansion's, for the manifest */
+	bool cached;            /* --point K found its id in the manifest's cache */
+	struct sweep_emit_paths emit_paths;
 	int *todo, nr_todo;
 	int jobs, point;        /* point: --point K, or -1 */
 	enum emit emit;
@@ -216,105 +219,14 @@ static int run_todo(struct sweep_run *r)
 	return rc;
 }
 
-/* ---- the manifest -------------------------------------------------------------- */
-
-static const char *const balancing_names[] = { "on", "off", "both" };
-
-static json_t *manifest_json(const struct sweep_run *r)
-{
-	const struct sweep_spec *sp = r->sp;
-	json_t *m = json_object(), *ks = json_array(), *seeds = json_array(), *grid = json_array(),
-	       *pts = json_array();
-	json_object_set_new(m, "numasim_version", json_string(NUMASIM_VERSION));
-	json_object_set_new(m, "scenario", json_string(sp->base.name));
-	json_object_set_new(m, "balancing", json_string(balancing_names[sp->balancing]));
-	for (int k = 0; k < sp->nr_kernels; k++)
-		json_array_append_new(ks, json_string(sp->kernels[k]));
-	if (!sp->nr_kernels)
-		json_array_append_new(ks, json_string(sp->base.kernel));
-	json_object_set_new(m, "kernels", ks);
-	for (int s = 0; s < sp->nr_seeds; s++)
-		json_array_append_new(seeds, json_integer((json_int_t)sp->seeds[s]));
-	if (!sp->nr_seeds)
-		json_array_append_new(seeds, json_integer((json_int_t)sp->base.seed));
-	json_object_set_new(m, "seeds", seeds);
-	for (int g = 0; g < sp->nr_grid; g++) {
-		json_t *x = json_object(), *vals = json_array();
-		json_object_set_new(x, "key", json_string(sp->grid[g].key));
-		for (int v = 0; v < sp->grid[g].nr; v++)
-			json_array_append_new(vals, json_string(sp->grid[g].value[v]));
-		json_object_set_new(x, "values", vals);
-		json_array_append_new(grid, x);
-	}
-	json_object_set_new(m, "grid", grid);
-	for (int k = 0; k < sp->nr_points; k++) {
-		const struct spoint *p = &r->p[k];
-		json_t *x = json_object(), *gv = json_object();
-		json_object_set_new(x, "index", json_integer(k));
-		json_object_set_new(x, "id", json_string(p->id));
-		json_object_set_new(x, "kernel", json_string(p->pt.kernel >= 0 ? sp->kernels[p->pt.kernel]
-									     : sp->base.kernel));
-		json_object_set_new(x, "seed", json_integer((json_int_t)(p->pt.seed >= 0 ? sp->seeds[p->pt.seed]
-											: sp->base.seed)));
-		json_object_set_new(x, "balancing", json_string(p->pt.off ? "off" : "on"));
-		for (int g = 0; g < sp->nr_grid; g++)
-			json_object_set_new(gv, sp->grid[g].key, json_string(sp->grid[g].value[p->pt.value[g]]));
-		json_object_set_new(x, "grid", gv);
-		json_object_set_new(x, "result", json_string(p->result));
-		json_array_append_new(pts, x);
-	}
-	json_object_set_new(m, "points", pts);
-	return m;
-}
-
 /* ---- emitting jobs for Slurm and GNU parallel --------------------------------- */
 
-/* Paths written into a shell script (and #SBATCH lines, which are not
- * shell): only characters that need no quoting anywhere. */
-static bool plain_path(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("/._+-,=@%", *s)))
-			return false;
-	return true;
-}
-
-static int absolute(const char *what, const char *path, char *out, size_t len, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	if (!realpath(path, buf)) {
-		snprintf(err, errlen, "%s: %s: %s", what, path, strerror(errno));
-		return -1;
-	}
-	if (strlen(buf) >= len || !plain_path(buf)) {
-		snprintf(err, errlen, "--emit: %s %s has characters a job script cannot carry "
-			 "unquoted (use letters, digits and /._+-,=@%%)", what, buf);
-		return -1;
-	}
-	snprintf(out, len, "%s", buf);
-	return 0;
-}
-
+/* DIR/sweep.sbatch or DIR/sweep.jobs, from the paths checked before DIR
+ * was created (r->emit_paths). */
 static int emit_jobs(struct sweep_run *r)
 {
-	char exe[PATH_MAX], spec[PATH_MAX], dir[PATH_MAX], path[OUTFILE_PATH_MAX], err[PATH_MAX + 256];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, "numasim sweep: --emit: cannot find this program's path: %s\n", strerror(errno));
-		return 1;
-	}
-	exe[n] = '\0';
-	if (!plain_path(exe) || absolute("the sweep file", r->spec_path, spec, sizeof(spec), err, sizeof(err)) ||
-	    absolute("the output directory", r->dir, dir, sizeof(dir), err, sizeof(err))) {
-		if (!plain_path(exe))
-			snprintf(err, sizeof(err), "--emit: numasim's path %s has characters a job script "
-				 "cannot carry unquoted", exe);
-		cli_error("numasim sweep: ", err);
-		return EXIT_INPUT;
-	}
+	char path[OUTFILE_PATH_MAX], err[OUTFILE_PATH_MAX + 256];
+	const struct sweep_emit_paths *ep = &r->emit_paths;
 	struct outfile o;
 	path_in(r->dir, r->emit == EMIT_SLURM ? "sweep.sbatch" : "sweep.jobs", path, sizeof(path));
 	pthread_mutex_lock(&r->lock);
@@ -324,22 +236,10 @@ static int emit_jobs(struct sweep_run *r)
 		cli_error("numasim sweep: ", err);
 		return 1;
 	}
-	if (r->emit == EMIT_SLURM) {
-		fprintf(o.f, "#!/bin/sh\n"
-			"# numasim sweep: one array task per point (written by numasim sweep --emit slurm).\n"
-			"# Submit with: sbatch %s/sweep.sbatch\n"
-			"# Then: numasim sweep collect %s\n"
-			"#SBATCH --job-name=numasim-sweep\n"
-			"#SBATCH --array=0-%d\n"
-			"#SBATCH --ntasks=1\n"
-			"#SBATCH --cpus-per-task=1\n"
-			"#SBATCH --output=%s/slurm-%%A_%%a.out\n"
-			"exec %s sweep %s --out %s --point \"$SLURM_ARRAY_TASK_ID\" --jobs 1 -q\n",
-			dir, dir, r->sp->nr_points - 1, dir, exe, spec, dir);
-	} else {
-		for (int k = 0; k < r->sp->nr_points; k++)
-			fprintf(o.f, "%s sweep %s --out %s --point %d --jobs 1 -q\n", exe, spec, dir, k);
-	}
+	if (r->emit == EMIT_SLURM)
+		sweep_emit_slurm(o.f, ep, r->sp->nr_points);
+	else
+		sweep_emit_parallel(o.f, ep, r->sp->nr_points);
 	pthread_mutex_lock(&r->lock);
 	rc = outfile_commit(&o, err, sizeof(err));
 	pthread_mutex_unlock(&r->lock);
@@ -351,18 +251,16 @@ static int emit_jobs(struct sweep_run *r)
 		char msg[2 * OUTFILE_PATH_MAX + 128];
 		if (r->emit == EMIT_SLURM)
 			snprintf(msg, sizeof(msg), "%d array tasks; submit with 'sbatch %s/sweep.sbatch'",
-				 r->sp->nr_points, dir);
+				 r->sp->nr_points, ep->dir);
 		else
 			snprintf(msg, sizeof(msg), "%d jobs; run with 'parallel --jobs N < %s/sweep.jobs'",
-				 r->sp->nr_points, dir);
+				 r->sp->nr_points, ep->dir);
 		cli_error("numasim sweep: ", msg);
 	}
 	return 0;
 }
 
 /* ---- collect ------------------------------------------------------------------ */
-
-#define MAX_MANIFEST_BYTES (64u << 20)
 
 static const char *const csv_vmstat[] = {
 	"numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults", "numa_hint_faults_local",
@@ -409,78 +307,6 @@ static const char *key_json_name(int k, char *buf, size_t len)
 	const char *shown = scenario_key_name(k, buf, len), *sec = scenario_key_section(k);
 	size_t n = strlen(sec);
 	return !strncmp(shown, sec, n) && shown[n] == '.' ? shown + n + 1 : shown;
-}
-
-int sweep_manifest_load(const char *dir, struct sweep_manifest *m, char *err, size_t errlen)
-{
-	char path[OUTFILE_PATH_MAX], *text;
-	size_t len;
-	json_error_t je;
-	path_in(dir, "manifest.json", path, sizeof(path));
-	if (read_input_file(path, MAX_MANIFEST_BYTES, &text, &len, err, errlen))
-		return -1;
-	m->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	free(text);
-	if (!m->doc) {
-		char shown[200];
-		term_escape(je.text, shown, sizeof(shown));
-		snprintf(err, errlen, "%s: not JSON (line %d: %s)", path, je.line, shown);
-		return -1;
-	}
-	m->points = json_object_get(m->doc, "points");
-	const json_t *grid = json_object_get(m->doc, "grid");
-	if (!json_is_array(m->points) || !json_is_array(grid) || json_array_size(grid) > SWEEP_MAX_GRID ||
-	    json_array_size(m->points) > SWEEP_MAX_POINTS) {
-		snprintf(err, errlen, "%s: not a numasim sweep manifest", path);
-		return -1;
-	}
-	size_t i;
-	const json_t *x;
-	json_array_foreach(grid, i, x) {
-		const char *key = json_string_value(json_object_get(x, "key"));
-		int k = key ? scenario_key_index(key) : -1;
-		if (k < 0) {
-			snprintf(err, errlen, "%s: not a numasim sweep manifest: grid key %zu is not a "
-				 "scenario key", path, i);
-			return -1;
-		}
-		m->grid_key[m->nr_grid] = k;
-		m->grid_name[m->nr_grid++] = key;
-	}
-	json_array_foreach(m->points, i, x) {
-		const char *id = json_string_value(json_object_get(x, "id"));
-		if (!id || !sweep_is_id(id)) {
-			snprintf(err, errlen, "%s: not a numasim sweep manifest: point %zu has no id", path, i);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int sweep_result_load(const char *dir, const char *id, size_t k, json_t **doc, char *err, size_t errlen)
-{
-	char name[64], path[OUTFILE_PATH_MAX];
-	struct stat st;
-	*doc = NULL;
-	snprintf(name, sizeof(name), "points/%s.json", id);
-	path_in(dir, name, path, sizeof(path));
-	if (lstat(path, &st) && errno == ENOENT)
-		return 0;
-	if (mmstat_load_result(path, doc, err, errlen) != MMSTAT_RESULT_RUN) {
-		if (*doc)
-			snprintf(err, errlen, "%s: not a run result", path);
-		json_decref(*doc);
-		*doc = NULL;
-		return -1;
-	}
-	const char *got = json_string_value(json_object_get(*doc, "sweep_id"));
-	if (!got || strcmp(got, id)) {
-		snprintf(err, errlen, "%s: not the result of point %zu (its sweep_id is not %s)", path, k, id);
-		json_decref(*doc);
-		*doc = NULL;
-		return -1;
-	}
-	return 1;
 }
 
 static int write_csv_row(FILE *f, const struct sweep_manifest *m, size_t k, const char *id, const json_t *doc,
@@ -677,45 +503,109 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+static int alloc_points(struct sweep_run *r)
+{
+	/* large, zeroed: mapped on first touch, so --point K pays for its own */
+	r->p = calloc((size_t)r->sp->nr_points, sizeof(*r->p));
+	r->todo = calloc((size_t)r->sp->nr_points, sizeof(*r->todo));
+	if (!r->p || !r->todo) {
+		fprintf(stderr, "numasim sweep: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void set_point(struct spoint *p, const struct sweep_spec *sp, int k, const char *id)
+{
+	sweep_point(sp, k, &p->pt);
+	snprintf(p->id, sizeof(p->id), "%s", id);
+	snprintf(p->result, sizeof(p->result), "points/%s.json", id);
+}
+
+/* Every point: validated, its id, no two alike (cli/sweep_expand.c); the
+ * biggest must fit this computer, and sets how many run at a time. */
 static int expand(struct sweep_run *r)
 {
 	const struct sweep_spec *sp = r->sp;
 	char err[2048];
+	int biggest;
 	struct scenario *sc = malloc(sizeof(*sc));
-	r->p = calloc((size_t)sp->nr_points, sizeof(*r->p));
-	r->todo = calloc((size_t)sp->nr_points, sizeof(*r->todo));
-	if (!sc || !r->p || !r->todo) {
+	r->ids = malloc((size_t)sp->nr_points * sizeof(*r->ids));
+	if (!sc || !r->ids) {
 		free(sc);
 		fprintf(stderr, "numasim sweep: out of memory\n");
 		return 1;
 	}
-	uint64_t biggest = 0;
-	for (int k = 0; k < sp->nr_points; k++) {
-		struct spoint *p = &r->p[k];
-		sweep_point(sp, k, &p->pt);
-		if (sweep_point_scenario(sp, &p->pt, sc, err, sizeof(err)) || sweep_scenario_id(sc, p->id) ||
-		    scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
-			cli_error("", err);
-			free(sc);
-			return EXIT_INPUT;
-		}
-		uint64_t b = scenario_model_bytes(sc);
-		biggest = b > biggest ? b : biggest;
-		snprintf(p->result, sizeof(p->result), "points/%s.json", p->id);
-		for (int j = 0; j < k; j++)
-			if (!strcmp(r->p[j].id, p->id)) {
-				fprintf(stderr, "numasim sweep: %s: points %d and %d are the same scenario "
-					"(id %s): a value in [grid] changes nothing\n", sp->path, j, k, p->id);
-				free(sc);
-				return EXIT_INPUT;
-			}
+	if (sweep_expand(sp, r->ids, &biggest, err, sizeof(err))) {
+		cli_error("", err);
+		free(sc);
+		return EXIT_INPUT;
 	}
+	struct sweep_point pt;
+	sweep_point(sp, biggest, &pt);
+	if (sweep_point_scenario(sp, &pt, sc, err, sizeof(err)) ||
+	    scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
+		cli_error("", err);
+		free(sc);
+		return EXIT_INPUT;
+	}
+	uint64_t most = scenario_model_bytes(sc);
 	free(sc);
+	for (int k = 0; k < sp->nr_points; k++)
+		set_point(&r->p[k], sp, k, r->ids[k]);
 	/* points at a time: as many as the memory holds */
-	uint64_t fit = host_memory_bytes() / 10 * 8 / (biggest + 1);
+	uint64_t fit = host_memory_bytes() / 10 * 8 / (most + 1);
 	if ((uint64_t)r->jobs > fit)
 		r->jobs = fit ? (int)fit : 1;
 	return 0;
+}
+
+/* --point K: its id from the manifest's cache when the manifest holds
+ * this sweep's expansion by this binary (O(1): no other point resolved, the
+ * manifest not rewritten); else the whole expansion, as a first run. */
+static int prepare_point(struct sweep_run *r)
+{
+	const struct sweep_spec *sp = r->sp;
+	char key[256], id[SWEEP_ID_LEN + 1], mine[SWEEP_ID_LEN + 1], err[2048];
+	struct spoint *p = &r->p[r->point];
+	if (sweep_cache_key(sp, key, sizeof(key)) ||
+	    sweep_manifest_cached_id(r->dir, key, sp->nr_points, r->point, id))
+		return expand(r);
+	struct scenario *sc = malloc(sizeof(*sc));
+	if (!sc) {
+		fprintf(stderr, "numasim sweep: out of memory\n");
+		return 1;
+	}
+	sweep_point(sp, r->point, &p->pt);
+	int rc = sweep_point_scenario(sp, &p->pt, sc, err, sizeof(err)) || sweep_scenario_id(sc, mine) ||
+		 strcmp(mine, id);
+	/* a cache that disagrees with the point itself is not trusted */
+	if (!rc && scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
+		cli_error("", err);
+		free(sc);
+		return EXIT_INPUT;
+	}
+	free(sc);
+	if (rc)
+		return expand(r);
+	set_point(p, sp, r->point, id);
+	r->jobs = 1;
+	r->cached = true;
+	return 0;
+}
+
+static int write_manifest(struct sweep_run *r)
+{
+	char path[OUTFILE_PATH_MAX], key[256], err[OUTFILE_PATH_MAX + 256];
+	path_in(r->dir, "manifest.json", path, sizeof(path));
+	json_t *m = sweep_manifest_json(r->sp, r->ids, sweep_cache_key(r->sp, key, sizeof(key)) ? NULL : key);
+	int rc = 0;
+	if (!m || write_json_locked(r, m, "manifest", path, err, sizeof(err))) {
+		cli_error("numasim sweep: ", m ? err : "out of memory");
+		rc = 1;
+	}
+	json_decref(m);
+	return rc;
 }
 
 static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **out)
@@ -826,8 +716,15 @@ int cmd_sweep(int argc, char **argv)
 			rc = EXIT_INPUT;
 		}
 	}
+	/* everything checked before anything is created */
+	if (!rc && r->emit && sweep_emit_paths(r->spec_path, r->dir, &r->emit_paths, err, sizeof(err))) {
+		cli_error("numasim sweep: ", err);
+		rc = EXIT_INPUT;
+	}
 	if (!rc)
-		rc = expand(r);
+		rc = alloc_points(r);
+	if (!rc)
+		rc = r->point >= 0 && !r->list ? prepare_point(r) : expand(r);
 	if (!rc && r->list) {
 		for (int k = 0; k < sp->nr_points; k++) {
 			char d[1024];
@@ -851,16 +748,8 @@ int cmd_sweep(int argc, char **argv)
 		cli_error("numasim sweep: ", err);
 		rc = EXIT_INPUT;
 	}
-	if (!rc) {
-		char path[OUTFILE_PATH_MAX];
-		path_in(r->dir, "manifest.json", path, sizeof(path));
-		json_t *m = manifest_json(r);
-		if (write_json_locked(r, m, "manifest", path, err, sizeof(err))) {
-			cli_error("numasim sweep: ", err);
-			rc = 1;
-		}
-		json_decref(m);
-	}
+	if (!rc && !r->cached)
+		rc = write_manifest(r);
 	if (!rc && r->emit) {
 		rc = emit_jobs(r);
 		goto out;
@@ -886,6 +775,7 @@ int cmd_sweep(int argc, char **argv)
 out:
 	pthread_mutex_destroy(&r->lock);
 	free(r->p);
+	free(r->ids);
 	free(r->todo);
 	free(r);
 	free(sp);

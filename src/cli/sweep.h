@@ -70,6 +70,8 @@ struct sweep_spec {
 	int nr_grid;
 	struct scenario base;              /* the scenario with [set] applied */
 	int nr_points;
+	uint64_t hash;                     /* FNV-1a of the sweep file's bytes, and of
+					      its scenario file's (the cache's key) */
 };
 
 struct sweep_point {
@@ -82,11 +84,24 @@ struct sweep_point {
 
 /* Parse the sweep file @path (@text: its bytes, NUL-terminated), load its
  * scenario (a file path relative to the sweep file's directory) and check
- * every point.  0, or -1 with "FILE:LINE: key: ..." in @err. */
+ * every key and every grid value on its own; the points, each a
+ * combination, are checked by sweep_expand.  0, or -1 with "FILE:LINE:
+ * key: ..." in @err. */
 int sweep_spec_parse(const char *path, const char *text, size_t len, struct sweep_spec *sp,
 		     char *err, size_t errlen);
 /* The same, reading @path. */
 int sweep_spec_load(const char *path, struct sweep_spec *sp, char *err, size_t errlen);
+
+/* The scenario the sweep file names, into sp->base (cli/sweep_scenario.c):
+ * a built-in, or a file shaped like a scenario file whose bytes go into
+ * sp->hash.  0, or -1 with "FILE:LINE: scenario: ..." in @err. */
+int sweep_load_scenario(struct sweep_spec *sp, char *err, size_t errlen);
+
+/* Every point resolved and validated, its id into @ids[k] (nr_points
+ * entries), no two the same scenario; *@biggest: the point whose model
+ * takes the most memory.  O(n log n).  0, or -1 with @err. */
+int sweep_expand(const struct sweep_spec *sp, char (*ids)[SWEEP_ID_LEN + 1], int *biggest, char *err,
+		 size_t errlen);
 
 /* Point @k (0 .. sp->nr_points - 1). */
 void sweep_point(const struct sweep_spec *sp, int k, struct sweep_point *pt);
@@ -97,6 +112,24 @@ int sweep_point_scenario(const struct sweep_spec *sp, const struct sweep_point *
 int sweep_scenario_id(const struct scenario *sc, char id[SWEEP_ID_LEN + 1]);
 /* Is @s an id (SWEEP_ID_LEN lower-case hex digits)? */
 bool sweep_is_id(const char *s);
+
+/* ---- --emit (cli/sweep_emit.c) ------------------------------------------------ */
+
+#include <limits.h>
+#include <stdio.h>
+
+struct sweep_emit_paths {
+	char exe[PATH_MAX], spec[PATH_MAX], dir[PATH_MAX]; /* absolute, plain */
+};
+
+/* numasim's, the sweep file's and the output directory's absolute paths,
+ * checked for what a job script can carry; @dir need not exist yet (its
+ * parent must).  Creates nothing.  0, or -1 with @err. */
+int sweep_emit_paths(const char *spec_path, const char *dir, struct sweep_emit_paths *ep, char *err,
+		     size_t errlen);
+/* The sbatch array script (task K runs point K) / the job list. */
+void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
+void sweep_emit_parallel(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
 
 /* ---- a sweep's directory, read back (collect, compare) ---------------------- */
 
@@ -110,6 +143,17 @@ struct sweep_manifest {
 	int nr_grid;
 };
 
+/* The key of @sp's cached expansion: its hash and this binary's build id.
+ * 0, or -1 when the build cannot be named (then nothing is cached). */
+int sweep_cache_key(const struct sweep_spec *sp, char *key, size_t len);
+/* DIR/manifest.json's JSON: the axes and every point (@ids from
+ * sweep_expand), and with a @key (else NULL) the expansion's cache. */
+json_t *sweep_manifest_json(const struct sweep_spec *sp, char (*ids)[SWEEP_ID_LEN + 1], const char *key);
+/* Point @k's id from the cache of DIR/manifest.json, in O(1): 0 when the
+ * manifest holds the expansion of @key's sweep (@nr_points points), else
+ * -1 (a miss, whatever the reason: the caller expands). */
+int sweep_manifest_cached_id(const char *dir, const char *key, int nr_points, int k,
+			     char id[SWEEP_ID_LEN + 1]);
 /* DIR/manifest.json, checked as data: every point's id is an id, every
  * grid key a scenario key.  0, or -1 with @err (m->doc may need freeing). */
 int sweep_manifest_load(const char *dir, struct sweep_manifest *m, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "kernel/variants.h"
+#include "lib/fnv.h"
 #include "lib/iniline.h"
 #include "lib/readfile.h"
 #include "lib/strnum.h"
@@ -354,37 +355,6 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* ---- the scenario and the points ------------------------------------------ */
 
-/* A scenario file is named relative to the sweep file's directory. */
-static int load_base(struct sweep_spec *sp, char *err, size_t errlen)
-{
-	struct scenario *sc = &sp->base;
-	const char *v = sp->scenario;
-	bool file = strchr(v, '/') || strstr(v, ".ini") || !scenario_builtin_text(v);
-	int rc;
-	if (!file) {
-		rc = scenario_load_builtin(v, sc, err, errlen);
-	} else {
-		char path[1100];
-		const char *slash = strrchr(sp->path, '/');
-		if (v[0] == '/' || !slash)
-			snprintf(path, sizeof(path), "%s", v);
-		else
-			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - sp->path), sp->path, v);
-		rc = scenario_load_file(path, sc, err, errlen);
-		/* results record the scenario as the sweep names it, wherever
-		 * the sweep was started from */
-		if (!rc)
-			snprintf(sc->source, sizeof(sc->source), "%s", v);
-	}
-	if (rc) {
-		char inner[1024];
-		snprintf(inner, sizeof(inner), "%s", err);
-		snprintf(err, errlen, "%s:%d: scenario: %s", sp->path, sp->scenario_line, inner);
-		return -1;
-	}
-	return 0;
-}
-
 /* "sweep: KEY: why" from scenario_set_option or scenario_validate, at the
  * sweep file's line for KEY; else @fallback_line. */
 static void at_line(const struct sweep_spec *sp, const char *msg, int fallback_line,
@@ -507,11 +477,7 @@ int sweep_scenario_id(const struct scenario *sc, char id[SWEEP_ID_LEN + 1])
 	json_decref(j);
 	if (!text)
 		return -1;
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-		h ^= *c;
-		h *= 0x100000001b3ull;
-	}
+	uint64_t h = fnv1a64(FNV1A64_INIT, text, strlen(text));
 	free(text);
 	snprintf(id, SWEEP_ID_LEN + 1, "%016llx", (unsigned long long)h);
 	return 0;
@@ -579,7 +545,8 @@ int sweep_spec_parse(const char *path, const char *text, size_t len, struct swee
 			return -1;
 		}
 	}
-	if (load_base(sp, err, errlen))
+	sp->hash = fnv1a64(FNV1A64_INIT, text, len);
+	if (sweep_load_scenario(sp, err, errlen))
 		return -1;
 	char e[1024];
 	for (int i = 0; i < sp->nr_set; i++)
@@ -612,20 +579,6 @@ int sweep_spec_parse(const char *path, const char *text, size_t len, struct swee
 		return -1;
 	}
 	sp->nr_points = (int)n;
-	struct scenario *sc = malloc(sizeof(*sc));
-	if (!sc) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int k = 0; k < sp->nr_points; k++) {
-		struct sweep_point pt;
-		sweep_point(sp, k, &pt);
-		if (sweep_point_scenario(sp, &pt, sc, err, errlen)) {
-			free(sc);
-			return -1;
-		}
-	}
-	free(sc);
 	return 0;
 }
 

@@ -287,4 +287,55 @@ printf '[machine]\n[workload]\nthreads = 2\nmemory_gib = 0.0625\n' >"$esc_ini"
 ! grep -q $'\e' "$work/esc.out" || fail "escape_in_path: a raw ESC reached the report"
 grep -qF 'x\x1b[31mred.ini' "$work/esc.out" || fail "escape_in_path: the path is not shown escaped"
 
+# ---- sweeps (issue 28): the scenario a sweep file names, and --emit paths -----------
+# A sweep file may come from someone else: its 'scenario =' must not make
+# numasim quote a file that is not a scenario (a password file, a token).
+secret="$cases/token.txt"
+printf 'TOPSECRET-TOKEN-1234 = yes\n[machine]\nsockets = 2 TOPSECRET\n' >"$secret"
+sweep_with() { # sweep_with NAME SCENARIO: a sweep file naming SCENARIO
+    printf '[sweep]\nscenario = %s\n[set]\nrun.duration_s = 0.1\n' "$2" >"$cases/$1.ini"
+    echo "$cases/$1.ini"
+}
+nosecret() { ! grep -q -e TOPSECRET -e 'root:' "$work/err" || fail "$1: the file's text reached stderr: $(cat -v "$work/err")"; }
+f=$(sweep_with sweep_token "$secret")
+expect sweep_scenario_token "$f:2: scenario: $secret:1: not a scenario file" sweep "$f" -o "$run_dir/o"
+nosecret sweep_scenario_token
+f=$(sweep_with sweep_passwd /etc/passwd)
+expect sweep_scenario_passwd "/etc/passwd:1: not a scenario file" sweep "$f" -o "$run_dir/o"
+nosecret sweep_scenario_passwd
+printf '[machine]\nsockets = 2\n[workload]\nthreads = 2\nTOPSECRET = 1\n' >"$cases/late.ini"
+f=$(sweep_with sweep_late late.ini)
+expect sweep_scenario_late_line "late.ini:5: not a scenario file" sweep "$f" -o "$run_dir/o"
+nosecret sweep_scenario_late_line
+printf '[machine] TOPSECRET\n[workload]\n' >"$cases/hdr.ini"
+f=$(sweep_with sweep_header_junk hdr.ini)
+expect sweep_scenario_header_junk "hdr.ini:1: not a scenario file" sweep "$f" -o "$run_dir/o"
+nosecret sweep_scenario_header_junk
+f=$(sweep_with sweep_dev_zero /dev/zero)
+expect sweep_scenario_device "/dev/zero: is a device" sweep "$f" -o "$run_dir/o"
+f=$(sweep_with sweep_fifo fifo.ini)
+expect sweep_scenario_fifo "fifo.ini: is a FIFO" sweep "$f" -o "$run_dir/o"
+f=$(sweep_with sweep_dir dir.ini)
+expect sweep_scenario_dir "dir.ini: is a directory" sweep "$f" -o "$run_dir/o"
+f=$(sweep_with sweep_huge huge.ini)
+expect sweep_scenario_huge "more than the 1048576" sweep "$f" -o "$run_dir/o"
+# a scenario file with a bad value is still one: the parser's usual message
+printf '[machine]\n[workload]\nthreads = lots\n' >"$cases/badval.ini"
+f=$(sweep_with sweep_bad_value badval.ini)
+expect sweep_scenario_bad_value "badval.ini:3: workload.threads: 'lots' is not an integer" sweep "$f" -o "$run_dir/o"
+
+# --emit: paths that reach the job script are refused before anything is
+# created (no DIR, no DIR/manifest.json, no DIR/points)
+f=$(sweep_with sweep_ok small)
+for bad in 'a b' 'a$(touch PWNED)' 'a`touch PWNED`' "a'b" 'a"b' $'a\nb' 'a\b' 'a;b' 'a*'; do
+    expect "emit_out_$(printf %q "$bad")" "--emit: the output directory" sweep "$f" --emit slurm -o "$run_dir/$bad"
+    expect "emit_par_out_$(printf %q "$bad")" "--emit: the output directory" sweep "$f" --emit parallel -o "$run_dir/$bad"
+done
+cp "$f" "$cases/sp ace.ini"
+expect emit_spec_space "--emit: the sweep file" sweep "$cases/sp ace.ini" --emit slurm -o "$run_dir/o"
+expect emit_no_parent "the output directory: $run_dir/none/o: No such file" sweep "$f" --emit slurm -o "$run_dir/none/o"
+f=$(sweep_with sweep_emit_bad_point small)
+printf '[grid]\nworkload.memory_gib = 1, 100\n' >>"$f"
+expect emit_bad_point "workload.memory_gib: needs 100 GiB" sweep "$f" --emit slurm -o "$run_dir/o"
+
 echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"

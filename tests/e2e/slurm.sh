@@ -126,4 +126,22 @@ cmp local/results.csv viaslurm/results.csv || fail "results.csv differs"
 for f in viaslurm/points/*.json; do stat -c '%i %Y' "$f"; done >before
 timeout 120 sbatch --wait -Q "$work/viaslurm/sweep.sbatch" || fail "the resubmitted array failed"
 for f in viaslurm/points/*.json; do stat -c '%i %Y' "$f"; done | cmp - before || fail "a resubmitted task rewrote a result"
-echo "slurm: 16 points through a single-node Slurm, identical to the local run"
+# a '%' in the output directory reaches '#SBATCH --output=', where Slurm
+# reads %x as the job's name and %% as a '%' (issue 28): the logs must land
+# in the directory named, and the array must run
+cat >p.ini <<'EOF'
+[sweep]
+scenario = small
+seeds = 1..2
+[set]
+run.duration_s = 0.5
+EOF
+pct="$work/pct%x%%a%"
+"$NUMASIM" sweep p.ini -o "$pct" --emit slurm -q || fail "--emit slurm into a directory with '%' failed"
+grep -qF -- "--output=$work/pct%%x%%%%a%%/slurm-%A_%a.out" "$pct/sweep.sbatch" || fail "the '%' is not escaped for Slurm"
+timeout 120 sbatch --wait -Q "$pct/sweep.sbatch" || fail "the array into a directory with '%' failed"
+[[ $(ls "$pct/points" | wc -l) -eq 2 ]] || fail "the array into a directory with '%' wrote no results"
+[[ $(ls "$pct" | grep -c '^slurm-.*\.out$') -eq 2 ]] || fail "the logs did not land in the directory with '%'"
+ls -d "$work"/pct* | grep -v -F "$pct" && fail "Slurm made a directory of the pattern"
+
+echo "slurm: 16 points through a single-node Slurm, identical to the local run; a '%' in DIR kept"

@@ -64,6 +64,31 @@ grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' sl/sweep.sbatch || fail "the task do
 for k in $(seq 0 15); do SLURM_ARRAY_TASK_ID=$k sh sl/sweep.sbatch || fail "array task $k failed"; done
 diff -r s.sweep sl -x sweep.sbatch >/dev/null || fail "the array tasks give other bytes than a local run"
 
+# the expansion is cached in the manifest (issue 28): an array task reads its
+# point's id there, and neither expands the sweep nor rewrites the manifest
+[[ $(jq -r '.expansion.points' sl/manifest.json) -eq 16 ]] || fail "the manifest has no expansion"
+[[ $(jq -r '.expansion.ids' sl/manifest.json) == "$(jq -j '.points[].id' sl/manifest.json)" ]] ||
+    fail "the cached ids are not the points' ids"
+jq -e '.expansion.key | test("^[0-9a-f]{16}:(gnu|exe):[0-9a-f]+$")' sl/manifest.json >/dev/null ||
+    fail "the cache's key is not the sweep's hash and the build's id"
+cp -r sl cache && rm -rf cache/points/* && before=$(stat -c '%i %Y' cache/manifest.json)
+sleep 1.1  # a rewrite would show in the mtime
+"$NUMASIM" sweep s.ini -o cache --point 9 -q || fail "--point 9 from the cache failed"
+[[ $(stat -c '%i %Y' cache/manifest.json) == "$before" ]] || fail "--point rewrote a manifest whose cache was good"
+cmp cache/points/$(jq -r '.points[9].id' s.sweep/manifest.json).json \
+    s.sweep/points/$(jq -r '.points[9].id' s.sweep/manifest.json).json || fail "point 9 from the cache differs"
+# a cache that is not this sweep's (another sweep file, a damaged id) is not used
+cp s.ini s2.ini && echo '# another file, the same points' >>s2.ini
+"$NUMASIM" sweep s2.ini -o cache --point 3 -q || fail "--point with a stale cache failed"
+[[ $(stat -c '%i %Y' cache/manifest.json) != "$before" ]] || fail "a stale cache was used"
+key2=$(jq -r .expansion.key cache/manifest.json)
+[[ $key2 != "$(jq -r .expansion.key sl/manifest.json)" ]] || fail "another sweep file has the same key"
+cmp <(jq .points cache/manifest.json) <(jq .points sl/manifest.json) || fail "the same points have other ids"
+sed -i "s/\"ids\": \"$(jq -r '.points[0].id' s.sweep/manifest.json)/\"ids\": \"0000000000000000/" cache/manifest.json
+"$NUMASIM" sweep s2.ini -o cache --point 0 -q || fail "--point with a damaged cache failed"
+[[ -f cache/points/$(jq -r '.points[0].id' s.sweep/manifest.json).json ]] || fail "a damaged cached id was used"
+[[ ! -e cache/points/0000000000000000.json ]] || fail "a damaged cached id named a result"
+
 "$NUMASIM" sweep s.ini --emit parallel -o par -q || fail "--emit parallel failed"
 [[ $(wc -l <par/sweep.jobs) -eq 16 ]] || fail "the job list does not have 16 lines"
 sh par/sweep.jobs || fail "the job list's commands failed"
@@ -175,6 +200,8 @@ bad kernel "kernel.ini:3: kernels:" '[sweep]\nscenario = small\nkernels = v7.3, 
 bad noscen "noscen.ini: no 'scenario' in [sweep]" '[sweep]\nseeds = 1\n'
 bad same "points 0 and 1 are the same scenario" \
     '[sweep]\nscenario = small\n[grid]\nworkload.cpu_ns_per_op = 100, 100.0\n'
+bad same_apart "same_apart.ini: points 0 and 3 are the same scenario" \
+    '[sweep]\nscenario = small\nseeds = 1..3\n[grid]\nworkload.cpu_ns_per_op = 100, 1e2\n'
 "$NUMASIM" sweep s.ini --jobs 0 -o x 2>/dev/null && fail "--jobs 0 accepted"
 "$NUMASIM" sweep s.ini --emit mail -o x 2>/dev/null && fail "--emit mail accepted"
 "$NUMASIM" sweep nothere.ini 2>/dev/null && fail "a missing sweep file accepted"

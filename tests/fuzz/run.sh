@@ -21,11 +21,16 @@ for name in "$@"; do
     cp "$here/corpus/$name/"* "$work/"
     dict=()
     [[ $name == scenario || $name == run ]] && dict=(-dict="$here/scenario.dict")
+    [[ $name == sweep_spec ]] && dict=(-dict="$here/sweep.dict")
+    [[ $name == sweep_manifest ]] && dict=(-dict="$here/manifest.dict")
+    # a manifest followed by a real result is about 11 kB
+    maxlen=8192
+    [[ $name == sweep_manifest ]] && maxlen=32768
     rc=0
     # -timeout: one input may take a second or so (run); -rss_limit_mb: the
     # harnesses keep scenarios small; TMPDIR: the results harness's file.
     TMPDIR="$dir" "$bin" "${dict[@]}" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-        -max_len=8192 -print_final_stats=1 -artifact_prefix="$dir/findings/$name-" \
+        -max_len="$maxlen" -print_final_stats=1 -artifact_prefix="$dir/findings/$name-" \
         "$work" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     units=$(ls "$work" | wc -l)

@@ -33,12 +33,19 @@ static void expect_ok(const char *text, struct sweep_spec **out)
 	*out = sp;
 }
 
-/* The error starts with @prefix ("t.ini:LINE: key: "). */
+/* The error, of the parse or else of the expansion (every point), starts
+ * with @prefix ("t.ini:LINE: key: "). */
 static void expect_err(const char *text, const char *prefix)
 {
 	char err[2048];
-	int rc;
+	int rc, biggest;
 	struct sweep_spec *sp = parse(text, err, sizeof(err), &rc);
+	if (!rc) {
+		char (*ids)[SWEEP_ID_LEN + 1] = malloc((size_t)sp->nr_points * sizeof(*ids));
+		assert_non_null(ids);
+		rc = sweep_expand(sp, ids, &biggest, err, sizeof(err));
+		free(ids);
+	}
 	free(sp);
 	if (!rc)
 		fail_msg("accepted, expected '%s...'", prefix);
@@ -233,6 +240,12 @@ static void test_bad_specs(void **state)
 	/* a value that is fine alone but not at one point: the key's line */
 	expect_err("[sweep]\nscenario = small\n[grid]\nworkload.memory_gib = 0.5, 100\n",
 		   "t.ini:4: workload.memory_gib: needs 100 GiB");
+	/* two points alike, found by sorting the ids: the first pair, by the
+	 * later point, whatever lies between */
+	expect_err("[sweep]\nscenario = small\n[grid]\nworkload.cpu_ns_per_op = 100, 200, 100.0, 200.0\n",
+		   "t.ini: points 0 and 2 are the same scenario");
+	expect_err("[sweep]\nscenario = small\nseeds = 1..3\n[grid]\nworkload.cpu_ns_per_op = 50, 100, 1e2\n",
+		   "t.ini: points 3 and 6 are the same scenario");
 }
 
 static void test_scenario_file_beside_spec(void **state)
