@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/escape.h"
 #include "lib/strnum.h"
 #include "report/report.h"
 #include "kernel/sim.h"
@@ -1342,6 +1343,13 @@ void trace_output_report(const struct trace_output *x, FILE *msg)
 	human_size(x->jbytes, a, sizeof(a));
 	human_size(x->tbytes, b, sizeof(b));
 	human_size(x->dbytes, c, sizeof(c));
-	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s, %s %s\n",
-		x->s->e.trace->n, x->p->spans, x->p->nr_async, x->json, a, x->text, b, x->dat, c);
+	/* the paths are the user's: a terminal escape in one must not act */
+	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), ", x->s->e.trace->n,
+		x->p->spans, x->p->nr_async);
+	fputs_escaped(x->json, msg);
+	fprintf(msg, " %s, ", a);
+	fputs_escaped(x->text, msg);
+	fprintf(msg, " %s, ", b);
+	fputs_escaped(x->dat, msg);
+	fprintf(msg, " %s\n", c);
 }
