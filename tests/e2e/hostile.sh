@@ -381,6 +381,18 @@ shape pairs_string ab '.pairs = "1"' 'not a numasim result'
 shape kernels_array ab '.kernels = []' 'not a numasim result'
 shape kernel_string ab '.kernels["v7.3"] = "x"' 'not a numasim result'
 
+# ---- outputs that cannot be created fail before the run (issue 28) ------------------------
+# An hour of small takes over a minute: expect's 20 s limit would catch a
+# check made only after the run.
+if [[ -d /proc/self ]]; then
+    long="--duration 3600 --quiet"
+    expect json_proc "--json: /proc/x.json: cannot create a file in '/proc'" run small $long --json /proc/x.json
+    expect trace_proc "--trace: /proc/t.json: cannot create a file in '/proc'" run small $long --trace /proc/t
+    expect ab_json_proc "--json: /proc/x.json: cannot create a file in '/proc'" \
+        ab small --kernels v7.3 --pairs 1 $long --json /proc/x.json
+    expect plot_proc "-o: /proc/x.svg: cannot create a file in '/proc'" plot "$cases/run.json" -o /proc/x.svg
+fi
+
 # A valid scenario behind an escape sequence in its file name: the run
 # goes ahead, and the report names the file without the raw ESC byte.
 esc_ini="$work/"$'x\e[31mred.ini'
