@@ -810,6 +810,31 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 	return rc;
 }
 
+/* The --json temporary, created before the runs: an output that cannot be
+ * created (--json /proc/x.json) fails in a moment, not after them all. */
+static int open_json(const struct ab *ab, struct outfile *out)
+{
+	char err[9000];
+	if (outfile_open(out, "--json", ab->json, err, sizeof(err))) {
+		cli_error("numasim ab: ", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The per-pair values into the temporary, committed.  0, or 1 after a
+ * message naming the file and the reason. */
+static int write_json(struct ab *ab, struct outfile *out)
+{
+	char err[9000];
+	json_t *j = ab_json(ab);
+	int bad = !j || report_put_json(j, out, err, sizeof(err)) || outfile_commit(out, err, sizeof(err));
+	json_decref(j);
+	if (bad)
+		cli_error("numasim ab: ", j ? err : "cannot build the JSON report");
+	return bad ? 1 : 0;
+}
+
 int cmd_ab(int argc, char **argv)
 {
 	struct ab *ab = calloc(1, sizeof(*ab));
@@ -826,25 +851,23 @@ int cmd_ab(int argc, char **argv)
 		pthread_mutex_init(&ab->lock, NULL);
 		pthread_cond_init(&ab->done_cond, NULL);
 		char err[256];
+		struct outfile out = { .slot = -1 };
 		ab->seed0 = ab->base.seed;
 		rc = plan_jobs(ab, err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "numasim ab: %s\n", err);
+		else if (ab->json && open_json(ab, &out))
+			rc = EXIT_INPUT;
 		else
 			rc = run_all(ab);
 		if (!rc) {
 			print_table(ab);
-			if (ab->json) {
-				char err[1024];
-				json_t *j = ab_json(ab);
-				if (!j || report_write_json(j, "--json", ab->json, err, sizeof(err))) {
-					cli_error("numasim ab: ", err);
-					rc = 1;
-				}
-				json_decref(j);
-			}
+			if (ab->json)
+				rc = write_json(ab, &out);
 		}
-		if (!ab->quiet)
+		if (ab->json)
+			outfile_discard(&out); /* the temporary of a failed run; nothing once committed */
+		if (!ab->quiet && rc != EXIT_INPUT) /* none ran when the output could not be made */
 			fprintf(stderr, "wall time: %.2f s (%d runs, %d at a time)\n", since(&ab->t0),
 				runs_made(ab), ab->jobs);
 		pthread_mutex_destroy(&ab->progress_lock);

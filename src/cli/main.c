@@ -289,78 +289,119 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The TLB oracle's verdict on stderr. */
+static void oracle_summary(struct sim *s)
+{
+	struct oracle_counts oc;
+	oracle_counts(s, &oc);
+	for (int i = 0; i < oracle_nr_reports(s); i++)
+		fputs(oracle_report(s, i), stderr);
+	fprintf(stderr, "oracle: %s: %llu migrations, %llu checks", oc.violations ? "UNSAFE" : "safe",
+		(unsigned long long)oc.migrations, (unsigned long long)oc.checks);
+	if (oc.zaps) /* madvise(MADV_DONTNEED) returns checked, as verify says */
+		fprintf(stderr, " (%llu zap returns)", (unsigned long long)oc.zaps);
+	fprintf(stderr, ", %llu stale translations\n", (unsigned long long)oc.violations);
+}
+
+/* Create the temporaries of --json (out[0]) and the trace before the run:
+ * an output that cannot be created (--json /proc/x.json) fails in a
+ * moment, not after the whole run.  Returns how many, or -1 after a
+ * message. */
+static int open_outputs(const char *json, const struct trace_opts *trace, struct outfile *out)
+{
+	char err[9000];
+	int nr = 0;
+	if (json) {
+		if (outfile_open(&out[0], "--json", json, err, sizeof(err))) {
+			cli_error("numasim: ", err);
+			return -1;
+		}
+		nr++;
+	}
+	if (trace->path) {
+		if (trace_files_open(trace, &out[nr], err, sizeof(err))) {
+			cli_error("numasim: ", err);
+			if (nr)
+				outfile_discard(&out[0]);
+			return -1;
+		}
+		nr += TRACE_FILES;
+	}
+	return nr;
+}
+
+/* After the run: the JSON and the trace into their temporaries.  0, or 1
+ * after a message (the temporaries removed). */
+static int fill_outputs(struct sim *s, const struct scenario *sc, const char *json, struct trace_output *tr,
+			struct outfile *out)
+{
+	char err[9000];
+	if (json) {
+		json_t *j = report_json(s, sc);
+		int bad = !j || report_put_json(j, &out[0], err, sizeof(err));
+		json_decref(j);
+		if (bad) {
+			cli_error("numasim: ", j ? err : "cannot build the JSON report");
+			outfile_discard(&out[0]);
+			return 1;
+		}
+	}
+	if (tr && trace_output_write(tr, &out[json ? 1 : 0], err, sizeof(err))) {
+		cli_error("numasim: ", err);
+		if (json)
+			outfile_discard(&out[0]);
+		return 1;
+	}
+	return 0;
+}
+
 /* Run @s; if its trace fits, print the report and write the JSON and the
  * trace, all committed together.  Returns the exit status. */
 static int execute(struct sim *s, const struct scenario *sc, const char *json,
 		   const struct trace_opts *trace, bool oracle)
 {
 	char err[9000];
-	int rc = 0, nr = 0;
+	int rc = 0, nr;
 	struct outfile out[1 + TRACE_FILES];
 	struct trace_output *tr = NULL;
+	if ((nr = open_outputs(json, trace, out)) < 0) {
+		sim_free(s);
+		return EXIT_INPUT;
+	}
 	if (sim_init(s, err, sizeof(err)) ||
 	    (trace_attach(s, trace) && snprintf(err, sizeof(err), "out of memory"))) {
 		cli_error("numasim: ", err);
-		sim_free(s);
-		return 1;
-	}
-	if (oracle && oracle_enable(s, false)) {
+		rc = 1;
+	} else if (oracle && oracle_enable(s, false)) {
 		fprintf(stderr, "numasim: out of memory for the TLB oracle\n");
-		sim_free(s);
-		return 1;
-	}
-	sim_run(s);
-	if (oracle) {
-		struct oracle_counts oc;
-		oracle_counts(s, &oc);
-		for (int i = 0; i < oracle_nr_reports(s); i++)
-			fputs(oracle_report(s, i), stderr);
-		fprintf(stderr, "oracle: %s: %llu migrations, %llu checks", oc.violations ? "UNSAFE" : "safe",
-			(unsigned long long)oc.migrations, (unsigned long long)oc.checks);
-		if (oc.zaps) /* madvise(MADV_DONTNEED) returns checked, as verify says */
-			fprintf(stderr, " (%llu zap returns)", (unsigned long long)oc.zaps);
-		fprintf(stderr, ", %llu stale translations\n", (unsigned long long)oc.violations);
-	}
-	if (mm_debug_enabled(s, &s->debug) && s->progress_out)
-		fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",
-			(unsigned long long)s->debug.checks);
-	rc = trace_finish_run(s, trace, sc->name, stderr, &tr);
-	if (rc) {
-		sim_free(s);
-		return rc; /* over the trace's limit: nothing written */
-	}
-	report_text(s, sc, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "numasim: cannot write the report to stdout\n");
 		rc = 1;
 	}
-	if (json) {
-		json_t *j = report_json(s, sc);
-		if (!j || report_open_json(j, "--json", json, &out[nr], err, sizeof(err))) {
-			fprintf(stderr, "numasim: %s\n", j ? err : "cannot build the JSON report");
-			rc = 1;
-		} else {
-			nr++;
-		}
-		json_decref(j);
+	if (!rc) {
+		sim_run(s);
+		if (oracle)
+			oracle_summary(s);
+		if (mm_debug_enabled(s, &s->debug) && s->progress_out)
+			fprintf(s->progress_out, "invariants: %llu full checks, none violated\n",
+				(unsigned long long)s->debug.checks);
+		rc = trace_finish_run(s, trace, sc->name, stderr, &tr); /* over the limit: nothing written */
 	}
-	if (tr && !rc) {
-		if (trace_output_write(tr, &out[nr], err, sizeof(err))) {
+	if (!rc) {
+		report_text(s, sc, stdout);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "numasim: cannot write the report to stdout: %s\n", strerror(errno));
+			rc = 1;
+		}
+	}
+	if (!rc && nr && !(rc = fill_outputs(s, sc, json, tr, out))) {
+		if (outfile_commit_group(out, nr, err, sizeof(err))) {
 			cli_error("numasim: ", err);
 			rc = 1;
-		} else {
-			nr += TRACE_FILES;
+		} else if (tr) {
+			trace_output_report(tr, stderr);
 		}
 	}
-	if (rc) {
-		for (int i = 0; i < nr; i++)
-			outfile_discard(&out[i]);
-	} else if (nr && outfile_commit_group(out, nr, err, sizeof(err))) {
-		cli_error("numasim: ", err);
-		rc = 1;
-	} else if (tr) {
-		trace_output_report(tr, stderr);
-	}
+	for (int i = 0; i < nr; i++)
+		outfile_discard(&out[i]); /* the temporaries of a failed run; nothing once committed */
 	trace_output_free(tr);
 	sim_free(s);
 	return rc;

@@ -96,24 +96,41 @@ static int gp_char(int c)
 	return c >= 0x20 && c < 0x7f ? c : '?';
 }
 
-/* A gnuplot single-quoted string: a quote is written twice. */
-static void put_gp_string(FILE *f, const char *s)
+/* A gnuplot double-quoted string.  Not single-quoted: gnuplot 5.4 reads
+ * only one doubled quote ('') per single-quoted string, and a second one
+ * ends the string early.  In double quotes a backquote would run a shell
+ * command (gnuplot substitutes `...` before it parses the line), and '"'
+ * and '\' are syntax: those three go as octal escapes, which the
+ * substitution never sees.  @exact (file names): every other byte outside
+ * printable ASCII as an octal escape too, so the name is the one asked
+ * for; else as a '?' (labels and titles may reach a terminal). */
+static void put_gp_quoted(FILE *f, const char *s, bool exact)
 {
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(gp_char((unsigned char)*s), f);
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		bool plain = *c >= 0x20 && *c < 0x7f && !strchr("\"\\`", *c);
+		if (plain)
+			fputc(*c, f);
+		else if (exact || strchr("\"\\`", *c))
+			fprintf(f, "\\%03o", *c);
+		else
+			fputc(gp_char(*c), f);
 	}
-	fputc('\'', f);
+	fputc('"', f);
 }
 
-/* A string inside a datablock: double-quoted, without double quotes. */
+static void put_gp_string(FILE *f, const char *s)
+{
+	put_gp_quoted(f, s, false);
+}
+
+/* A string inside a datablock: double-quoted, without double quotes, and
+ * without backslashes (gnuplot drops some of them in data strings). */
 static void put_data_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : gp_char((unsigned char)*s), f);
+		fputc(*s == '"' ? '\'' : *s == '\\' ? '?' : gp_char((unsigned char)*s), f);
 	fputc('"', f);
 }
 
@@ -843,10 +860,8 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 			w, h);
 	}
 	if (tmp) {
-		fprintf(f, "set output '");
-		for (const char *c = tmp; *c; c++) /* no control characters: check_output */
-			fprintf(f, *c == '\'' ? "''" : "%c", *c);
-		fputc('\'', f);
+		fprintf(f, "set output ");
+		put_gp_quoted(f, tmp, true);
 		fprintf(f, "\n");
 	}
 	if (p->nodes)

@@ -182,7 +182,8 @@ int outfile_open(struct outfile *o, const char *what, const char *path, char *er
 	snprintf(o->tmp, sizeof(o->tmp), "%s/.%.200s.XXXXXX", dir, base_of(path));
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create a file in '%s': %s", what, dir, strerror(errno));
+		snprintf(err, errlen, "%s: %s: cannot create a file in '%s': %s", what, path, dir,
+			 strerror(errno));
 		o->tmp[0] = 0;
 		return -1;
 	}

@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -212,6 +214,374 @@ static int check_names(const char *path, const json_t *o, int kind, char *err, s
 	return 0;
 }
 
+/* ---- the result schema ------------------------------------------------------
+ *
+ * Every field compare, plot, sweep and numaload's table read is checked
+ * here, in one place, before any of them sees the document: its type, its
+ * range and, for the per-second series and the per-pair figures, its
+ * length.  A field may be missing (older results lack the newer ones)
+ * unless said otherwise, and null where numasim writes null for "no
+ * value"; anything else is refused, naming the file and the field.
+ * Fields no reader uses are not checked. */
+
+/* No counter or figure numasim writes comes near this (a day-long run on
+ * 4096 CPUs has 3.5e17 ns of CPU time); gnuplot's range arithmetic
+ * overflows on values near DBL_MAX (1e308 made the plot fail inside
+ * gnuplot), and compare's sums and squares would too. */
+#define MAX_VALUE 1e18
+/* Histograms: a log2 bucket per bit of a 64-bit value at most. */
+#define MAX_BUCKETS 64
+/* node_vmstat: at most MAX_NUMNODES nodes. */
+#define MAX_NODES 64
+/* numasim ab --pairs is at most 64; room for other writers. */
+#define MAX_PAIRS 100000
+
+struct vctx {
+	const char *file;
+	char *err;
+	size_t errlen;
+	char why[160];
+};
+
+/* "FILE: FIELD: WHY", the field's path printf-style, escaped (keys come
+ * from the file).  Returns -1. */
+static int refuse(struct vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(struct vctx *v, const char *fmt, ...)
+{
+	char where[256], shown[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(where, sizeof(where), fmt, ap);
+	va_end(ap);
+	term_escape(where, shown, sizeof(shown));
+	snprintf(v->err, v->errlen, "%s: %s: %s", v->file, shown, v->why);
+	return -1;
+}
+
+static const char *type_name(const json_t *x)
+{
+	switch (json_typeof(x)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	default: return "a number";
+	}
+}
+
+/* Value ranges: counts and durations can't be negative; differences can. */
+enum range { NONNEG, SIGNED };
+
+/* Is @x a number in @r (or null, if @null_ok)?  Else false, v->why says
+ * what it is.  No path is built for the values that pass: a series may
+ * have a million. */
+static bool number_ok(struct vctx *v, const json_t *x, enum range r, bool null_ok)
+{
+	if (json_is_null(x) && null_ok)
+		return true;
+	if (!json_is_number(x)) {
+		snprintf(v->why, sizeof(v->why), "expected a number%s, got %s", null_ok ? " or null" : "",
+			 type_name(x));
+		return false;
+	}
+	double d = json_number_value(x), lo = r == NONNEG ? 0 : -MAX_VALUE;
+	if (d >= lo && d <= MAX_VALUE)
+		return true;
+	snprintf(v->why, sizeof(v->why), "%g is out of range (%g to %g)", d, lo, MAX_VALUE);
+	return false;
+}
+
+/* @x (non-NULL) of type @want?  Else v->why says what it is. */
+static bool type_ok(struct vctx *v, const json_t *x, json_type want)
+{
+	if (json_typeof(x) == want || (want == JSON_TRUE && json_is_boolean(x)))
+		return true;
+	static const char *const names[] = { [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+					     [JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
+					     [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
+					     [JSON_FALSE] = "a boolean", [JSON_NULL] = "null" };
+	snprintf(v->why, sizeof(v->why), "expected %s, got %s", names[want], type_name(x));
+	return false;
+}
+
+/* An optional object of numbers in @r (or null): vmstat, cost_ns, ... */
+static int check_numbers_object(struct vctx *v, const json_t *o, const char *key, enum range r)
+{
+	const char *name;
+	const json_t *x;
+	if (o && !type_ok(v, o, JSON_OBJECT))
+		return refuse(v, "%s", key);
+	json_object_foreach((json_t *)o, name, x)
+		if (!number_ok(v, x, r, true))
+			return refuse(v, "%s.%s", key, name);
+	return 0;
+}
+
+/* An array of numbers in @r (or null, if @null_ok) of @len values
+ * (any length if @len is SIZE_MAX); @what says what the length counts. */
+static int check_numbers_array(struct vctx *v, const json_t *a, const char *key, size_t len, const char *what,
+			       enum range r, bool null_ok)
+{
+	size_t i;
+	const json_t *x;
+	if (!type_ok(v, a, JSON_ARRAY))
+		return refuse(v, "%s", key);
+	if (len != SIZE_MAX && json_array_size(a) != len) {
+		snprintf(v->why, sizeof(v->why), "%zu values, expected %zu (%s)", json_array_size(a), len, what);
+		return refuse(v, "%s", key);
+	}
+	json_array_foreach(a, i, x)
+		if (!number_ok(v, x, r, null_ok))
+			return refuse(v, "%s[%zu]", key, i);
+	return 0;
+}
+
+/* An optional non-negative integer (@lo at least), at most @hi. */
+static int check_count(struct vctx *v, const json_t *o, const char *key, json_int_t lo, json_int_t hi)
+{
+	const json_t *x = json_object_get(o, key);
+	if (!x)
+		return 0;
+	if (!type_ok(v, x, JSON_INTEGER))
+		return refuse(v, "%s", key);
+	if (json_integer_value(x) < lo || json_integer_value(x) > hi) {
+		snprintf(v->why, sizeof(v->why), "%lld is out of range (%lld to %lld)",
+			 (long long)json_integer_value(x), (long long)lo, (long long)hi);
+		return refuse(v, "%s", key);
+	}
+	return 0;
+}
+
+/* An optional number of seconds (> 0). */
+static int check_seconds(struct vctx *v, const json_t *o, const char *key)
+{
+	const json_t *x = json_object_get(o, key);
+	if (x && (!number_ok(v, x, NONNEG, false) || json_number_value(x) <= 0)) {
+		if (json_is_number(x) && json_number_value(x) <= 0)
+			snprintf(v->why, sizeof(v->why), "%g is not a duration (must be above 0)",
+				 json_number_value(x));
+		return refuse(v, "%s", key);
+	}
+	return 0;
+}
+
+/* timeseries: "t_s" (required) rising seconds; every other member a
+ * series of as many values, one per second, each >= 0 or null. */
+static int check_timeseries(struct vctx *v, const json_t *ts)
+{
+	const json_t *t = json_object_get(ts, "t_s"), *x;
+	const char *name;
+	size_t i;
+	if (!t) {
+		snprintf(v->why, sizeof(v->why), "missing (the seconds of the series)");
+		return refuse(v, "timeseries.t_s");
+	}
+	if (check_numbers_array(v, t, "timeseries.t_s", SIZE_MAX, NULL, NONNEG, false))
+		return -1;
+	json_array_foreach(t, i, x)
+		if (i && !(json_number_value(x) > json_number_value(json_array_get(t, i - 1)))) {
+			snprintf(v->why, sizeof(v->why), "%g after %g: the seconds must rise", json_number_value(x),
+				 json_number_value(json_array_get(t, i - 1)));
+			return refuse(v, "timeseries.t_s[%zu]", i);
+		}
+	json_object_foreach((json_t *)ts, name, x) {
+		char key[160];
+		snprintf(key, sizeof(key), "timeseries.%s", name);
+		if (strcmp(name, "t_s") && check_numbers_array(v, x, key, json_array_size(t),
+							       "one per second of timeseries.t_s", NONNEG, true))
+			return -1;
+	}
+	return 0;
+}
+
+/* histograms: objects of "count" (at most MAX_BUCKETS, >= 0) and bucket
+ * bounds of the same length. */
+static int check_histograms(struct vctx *v, const json_t *h)
+{
+	const char *name, *field;
+	const json_t *x, *y;
+	if (!h)
+		return 0;
+	if (!type_ok(v, h, JSON_OBJECT))
+		return refuse(v, "histograms");
+	json_object_foreach((json_t *)h, name, x) {
+		char key[200];
+		const json_t *count = json_object_get(x, "count");
+		if (!type_ok(v, x, JSON_OBJECT))
+			return refuse(v, "histograms.%s", name);
+		snprintf(key, sizeof(key), "histograms.%s.count", name);
+		if (!count)
+			continue;
+		if (json_is_array(count) && json_array_size(count) > MAX_BUCKETS) {
+			snprintf(v->why, sizeof(v->why), "%zu buckets, at most %d", json_array_size(count),
+				 MAX_BUCKETS);
+			return refuse(v, "%s", key);
+		}
+		if (check_numbers_array(v, count, key, SIZE_MAX, NULL, NONNEG, false))
+			return -1;
+		json_object_foreach((json_t *)x, field, y) {
+			snprintf(key, sizeof(key), "histograms.%s.%s", name, field);
+			if (strcmp(field, "count") && check_numbers_array(v, y, key, json_array_size(count),
+									  "one per bucket of count", NONNEG, false))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_node_vmstat(struct vctx *v, const json_t *a)
+{
+	size_t i;
+	const json_t *x;
+	if (!a)
+		return 0;
+	if (!type_ok(v, a, JSON_ARRAY))
+		return refuse(v, "node_vmstat");
+	if (json_array_size(a) > MAX_NODES) {
+		snprintf(v->why, sizeof(v->why), "%zu nodes, at most %d", json_array_size(a), MAX_NODES);
+		return refuse(v, "node_vmstat");
+	}
+	json_array_foreach(a, i, x) {
+		char key[48];
+		snprintf(key, sizeof(key), "node_vmstat[%zu]", i);
+		if (!x || check_numbers_object(v, x, key, NONNEG))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_run(struct vctx *v, const json_t *o)
+{
+	const json_t *tun = json_object_get(o, "tunables"), *x;
+	if (check_count(v, o, "seed", 0, INT64_MAX) || check_seconds(v, o, "simulated_seconds") ||
+	    check_seconds(v, o, "elapsed_seconds"))
+		return -1;
+	if ((x = json_object_get(o, "throughput_ops_per_s")) && !number_ok(v, x, NONNEG, true))
+		return refuse(v, "throughput_ops_per_s");
+	if (check_numbers_object(v, json_object_get(o, "vmstat"), "vmstat", NONNEG) ||
+	    check_numbers_object(v, json_object_get(o, "interrupts"), "interrupts", NONNEG) ||
+	    check_numbers_object(v, json_object_get(o, "cost_ns"), "cost_ns", NONNEG))
+		return -1;
+	if ((x = json_object_get(o, "cpu_seconds_per_node")) &&
+	    check_numbers_array(v, x, "cpu_seconds_per_node", SIZE_MAX, NULL, NONNEG, false))
+		return -1;
+	if (tun && !type_ok(v, tun, JSON_OBJECT))
+		return refuse(v, "tunables");
+	if ((x = json_object_get(tun, "kernel.numa_balancing")) && !json_is_null(x) &&
+	    !type_ok(v, x, JSON_INTEGER))
+		return refuse(v, "tunables.kernel.numa_balancing");
+	return check_timeseries(v, json_object_get(o, "timeseries")) ||
+	       check_histograms(v, json_object_get(o, "histograms")) ||
+	       check_node_vmstat(v, json_object_get(o, "node_vmstat")) ? -1 : 0;
+}
+
+/* An ab kernel's members that are not per-pair figures (ab.c ab_json). */
+static bool ab_group(const char *name)
+{
+	return !strcmp(name, "extra_cost_ns") || !strcmp(name, "versus_first");
+}
+
+static bool ab_name(const char *name)
+{
+	return !strcmp(name, "balancing_off_runs_of") || !strcmp(name, "balancing_off_runs_reused_of");
+}
+
+/* A kernel of an ab result: per-pair figures (one value per pair, or
+ * null), the two groups of them, the kernels whose balancing-off runs it
+ * used, and how many it reused. */
+static int check_ab_kernel(struct vctx *v, const char *kernel, const json_t *k, size_t pairs)
+{
+	const char *name, *sub;
+	const json_t *x, *y;
+	json_object_foreach((json_t *)k, name, x) {
+		char key[400];
+		snprintf(key, sizeof(key), "kernels.%s.%s", kernel, name);
+		if (ab_name(name)) {
+			if (!type_ok(v, x, JSON_STRING))
+				return refuse(v, "%s", key);
+		} else if (!strcmp(name, "balancing_off_runs_reused")) {
+			if (!type_ok(v, x, JSON_INTEGER) || json_integer_value(x) < 0 ||
+			    json_integer_value(x) > (json_int_t)pairs) {
+				if (json_is_integer(x))
+					snprintf(v->why, sizeof(v->why), "%lld is out of range (0 to %zu)",
+						 (long long)json_integer_value(x), pairs);
+				return refuse(v, "%s", key);
+			}
+		} else if (ab_group(name)) {
+			if (!type_ok(v, x, JSON_OBJECT))
+				return refuse(v, "%s", key);
+			json_object_foreach((json_t *)x, sub, y) {
+				char key2[600];
+				snprintf(key2, sizeof(key2), "%s.%s", key, sub);
+				if (check_numbers_array(v, y, key2, pairs, "one per pair", SIGNED, true))
+					return -1;
+			}
+		} else if (check_numbers_array(v, x, key, pairs, "one per pair", SIGNED, true)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* published: "source" (plain text: it reaches gnuplot and the terminal)
+ * and per kernel, per figure, a [lo, hi] range. */
+static int check_published(struct vctx *v, const json_t *p)
+{
+	const json_t *src = json_object_get(p, "source"), *ks = json_object_get(p, "kernels"), *k, *r;
+	const char *kname, *fig;
+	if (!p)
+		return 0;
+	if (!type_ok(v, p, JSON_OBJECT))
+		return refuse(v, "published");
+	if (src && !type_ok(v, src, JSON_STRING))
+		return refuse(v, "published.source");
+	if (src && !is_printable_ascii(json_string_value(src))) {
+		snprintf(v->why, sizeof(v->why), "characters numasim never writes");
+		return refuse(v, "published.source");
+	}
+	if (ks && !type_ok(v, ks, JSON_OBJECT))
+		return refuse(v, "published.kernels");
+	json_object_foreach((json_t *)ks, kname, k) {
+		if (!type_ok(v, k, JSON_OBJECT))
+			return refuse(v, "published.kernels.%s", kname);
+		json_object_foreach((json_t *)k, fig, r) {
+			char key[400];
+			snprintf(key, sizeof(key), "published.kernels.%s.%s", kname, fig);
+			if (check_numbers_array(v, r, key, 2, "a range: low, high", SIGNED, false))
+				return -1;
+			if (json_number_value(json_array_get(r, 0)) > json_number_value(json_array_get(r, 1))) {
+				snprintf(v->why, sizeof(v->why), "the range's low end is above its high end");
+				return refuse(v, "%s", key);
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_ab(struct vctx *v, const json_t *o)
+{
+	const char *name;
+	const json_t *k;
+	if (check_count(v, o, "pairs", 1, MAX_PAIRS) || check_count(v, o, "first_seed", 0, INT64_MAX) ||
+	    check_count(v, o, "unfinished_runs", 0, INT64_MAX) || check_seconds(v, o, "simulated_seconds"))
+		return -1;
+	size_t pairs = (size_t)json_integer_value(json_object_get(o, "pairs"));
+	json_object_foreach((json_t *)json_object_get(o, "kernels"), name, k)
+		if (check_ab_kernel(v, name, k, pairs))
+			return -1;
+	return check_published(v, json_object_get(o, "published"));
+}
+
+/* The schema check of a run or ab result (see above): 0, or -1 with
+ * "PATH: FIELD: what is wrong" in @err. */
+static int check_schema(const char *path, const json_t *o, int kind, char *err, size_t errlen)
+{
+	struct vctx v = { .file = path, .err = err, .errlen = errlen };
+	return kind == MMSTAT_RESULT_RUN ? check_run(&v, o) : check_ab(&v, o);
+}
+
 int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen)
 {
 	char *text;
@@ -241,7 +611,7 @@ int mmstat_load_result(const char *path, json_t **out, char *err, size_t errlen)
 		json_decref(o);
 		return 0;
 	}
-	if (check_names(path, o, kind, err, errlen)) {
+	if (check_names(path, o, kind, err, errlen) || check_schema(path, o, kind, err, errlen)) {
 		json_decref(o);
 		return 0;
 	}

@@ -600,17 +600,24 @@ int report_write_json(json_t *j, const char *what, const char *path, char *err, 
 int report_open_json(json_t *j, const char *what, const char *path, struct outfile *o, char *err,
 		     size_t errlen)
 {
-	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	if (!text) {
-		snprintf(err, errlen, "%s: %s: cannot build the JSON report (out of memory?)", what, path);
+	if (outfile_open(o, what, path, err, errlen))
 		return -1;
-	}
-	int rc = outfile_open(o, what, path, err, errlen);
-	if (!rc && (fputs(text, o->f) == EOF || fputc('\n', o->f) == EOF)) {
-		snprintf(err, errlen, "%s: cannot write %s: %s", what, path, strerror(errno));
-		outfile_discard(o);
+	return report_put_json(j, o, err, errlen);
+}
+
+int report_put_json(json_t *j, struct outfile *o, char *err, size_t errlen)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	int rc = 0;
+	if (!text) {
+		snprintf(err, errlen, "%s: %s: cannot build the JSON report (out of memory?)", o->what, o->path);
+		rc = -1;
+	} else if (fputs(text, o->f) == EOF || fputc('\n', o->f) == EOF) {
+		snprintf(err, errlen, "%s: cannot write %s: %s", o->what, o->path, strerror(errno));
 		rc = -1;
 	}
+	if (rc)
+		outfile_discard(o);
 	free(text);
 	return rc;
 }

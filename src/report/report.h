@@ -29,5 +29,9 @@ int report_write_json(json_t *j, const char *what, const char *path, char *err, 
  * caller to commit with other files (outfile_commit_group) or discard. */
 int report_open_json(json_t *j, const char *what, const char *path, struct outfile *o, char *err,
 		     size_t errlen);
+/* Write @j into @o, a temporary outfile_open() made before the run (so an
+ * output that cannot be created fails before it, not after).  0, or -1
+ * with a message and the temporary removed. */
+int report_put_json(json_t *j, struct outfile *o, char *err, size_t errlen);
 
 #endif

@@ -65,6 +65,8 @@ static unsigned char *db_room(struct dbuf *d, size_t n)
 
 static void db_mem(struct dbuf *d, const void *p, size_t n)
 {
+	if (!n)
+		return; /* an empty buffer's bytes are NULL (no pids in an empty window), not memcpy's */
 	unsigned char *o = db_room(d, n);
 	if (o)
 		memcpy(o, p, n);

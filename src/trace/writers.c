@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/escape.h"
 #include "lib/strnum.h"
 #include "report/report.h"
 #include "kernel/sim.h"
@@ -1307,30 +1308,41 @@ int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char
 typedef int (*trace_writer)(const struct trace_buf *, const struct trace_plan *,
 			    const struct trace_meta *, FILE *, uint64_t *);
 
-static int write_one(const struct trace_output *x, trace_writer fn, const char *path,
-		     struct outfile *f, uint64_t *bytes, char *err, size_t errlen)
+/* Write one file into its open temporary; a write error (a full disk)
+ * names the file and the reason. */
+static int write_one(const struct trace_output *x, trace_writer fn, struct outfile *f, uint64_t *bytes,
+		     char *err, size_t errlen)
 {
-	if (outfile_open(f, "--trace", path, err, errlen))
+	errno = 0;
+	if (fn(x->s->e.trace, x->p, &x->m, f->f, bytes) || fflush(f->f) || ferror(f->f)) {
+		snprintf(err, errlen, "--trace: cannot write %s: %s", f->path, strerror(errno ? errno : EIO));
 		return -1;
-	if (fn(x->s->e.trace, x->p, &x->m, f->f, bytes)) {
-		snprintf(err, errlen, "--trace: cannot write %s", path);
-		outfile_discard(f);
-		return -1;
+	}
+	return 0;
+}
+
+int trace_files_open(const struct trace_opts *o, struct outfile files[TRACE_FILES], char *err, size_t errlen)
+{
+	static const char *const ext[TRACE_FILES] = { "json", "txt", "dat" };
+	for (int i = 0; i < TRACE_FILES; i++) {
+		char path[sizeof(o->base) + 8];
+		snprintf(path, sizeof(path), "%s.%s", o->base, ext[i]);
+		if (outfile_open(&files[i], "--trace", path, err, errlen)) {
+			while (i--)
+				outfile_discard(&files[i]);
+			return -1;
+		}
 	}
 	return 0;
 }
 
 int trace_output_write(struct trace_output *x, struct outfile files[TRACE_FILES], char *err, size_t errlen)
 {
-	if (write_one(x, trace_write_json, x->json, &files[0], &x->jbytes, err, errlen))
-		return -1;
-	if (write_one(x, trace_write_text, x->text, &files[1], &x->tbytes, err, errlen)) {
-		outfile_discard(&files[0]);
-		return -1;
-	}
-	if (write_one(x, trace_write_dat, x->dat, &files[2], &x->dbytes, err, errlen)) {
-		outfile_discard(&files[0]);
-		outfile_discard(&files[1]);
+	if (write_one(x, trace_write_json, &files[0], &x->jbytes, err, errlen) ||
+	    write_one(x, trace_write_text, &files[1], &x->tbytes, err, errlen) ||
+	    write_one(x, trace_write_dat, &files[2], &x->dbytes, err, errlen)) {
+		for (int i = 0; i < TRACE_FILES; i++)
+			outfile_discard(&files[i]);
 		return -1;
 	}
 	return 0;
@@ -1342,6 +1354,13 @@ void trace_output_report(const struct trace_output *x, FILE *msg)
 	human_size(x->jbytes, a, sizeof(a));
 	human_size(x->tbytes, b, sizeof(b));
 	human_size(x->dbytes, c, sizeof(c));
-	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), %s %s, %s %s, %s %s\n",
-		x->s->e.trace->n, x->p->spans, x->p->nr_async, x->json, a, x->text, b, x->dat, c);
+	/* the paths are the user's: a terminal escape in one must not act */
+	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), ", x->s->e.trace->n,
+		x->p->spans, x->p->nr_async);
+	fputs_escaped(x->json, msg);
+	fprintf(msg, " %s, ", a);
+	fputs_escaped(x->text, msg);
+	fprintf(msg, " %s, ", b);
+	fputs_escaped(x->dat, msg);
+	fprintf(msg, " %s\n", c);
 }

@@ -68,10 +68,15 @@ struct trace_output;
 int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg,
 		     struct trace_output **out);
 #define EXIT_TRACE_TOO_LARGE 2
-/* Write FILE.json, FILE.txt and FILE.dat to temporaries in @files[0..2],
- * for the caller to commit with the run's other outputs
- * (outfile_commit_group).  0, or -1 with a message and nothing left behind. */
+/* Create the temporaries of FILE.json, FILE.txt and FILE.dat in @files,
+ * before the run: a trace that cannot be written fails before it, not
+ * after.  0, or -1 with a message and none left behind. */
 #define TRACE_FILES 3
+int trace_files_open(const struct trace_opts *o, struct outfile files[TRACE_FILES], char *err, size_t errlen);
+/* Write the trace into @files (trace_files_open), for the caller to
+ * commit with the run's other outputs (outfile_commit_group).  0, or -1
+ * with a message naming the file and the reason (a full disk), and the
+ * temporaries removed. */
 int trace_output_write(struct trace_output *x, struct outfile files[TRACE_FILES], char *err, size_t errlen);
 /* The "trace: N events ..." line, once committed. */
 void trace_output_report(const struct trace_output *x, FILE *msg);

@@ -82,6 +82,28 @@ if command -v gnuplot >/dev/null 2>&1; then
     grep -q $'\e' "$work/esc.out" && fail "an escape in --title reached the terminal"
     grep -q '?]2;pwned??\[31mred' "$work/esc.out" || fail "the title was not shown with '?' for controls"
 
+    # ---- quotes in titles, names and paths (issue 28): gnuplot 5.4 reads one
+    # doubled quote per single-quoted string; a backquote in a double-quoted
+    # one runs a shell command.  The plot is made, under the name asked for,
+    # with the text as given, and nothing else appears.
+    q="$work/quotes"
+    mkdir "$q"
+    cp "$work/a.json" "$q/r''1.json"
+    cp "$work/a.json" "$q/r''2.json"   # same kernel and seed: the legends are the file stems
+    title=$'t \' \'\' " \\ ` `touch PWNED` @x $y %s'
+    qout="o''u\"t\\p\`é.svg"
+    (cd "$q" && "$NUMASIM" plot "r''1.json" "r''2.json" -o "$qout" --title "$title") ||
+        fail "plot with quotes in the title, names and output path failed"
+    [ -s "$q/$qout" ] && [ "$(ls -A "$q" | wc -l)" = 3 ] || fail "quotes: stray or missing files: $(ls -A "$q")"
+    grep -qF "t ' '' " "$q/$qout" && grep -qF ' \ ` `touch PWNED` @x $y %s' "$q/$qout" ||
+        fail "quotes: the title is not drawn as given"
+    grep -qF "r''1" "$q/$qout" && grep -qF "r''2" "$q/$qout" || fail "quotes: the legends are not the file stems"
+    jq '.scenario.name = "s'"''"'c\"d\\\\e`touch PWNED`"' "$work/ab.json" >"$q/ab.json"
+    (cd "$q" && "$NUMASIM" plot ab.json -o "ab''.svg") || fail "plot of an ab result with quotes in its scenario failed"
+    grep -qF "s''c" "$q/ab''.svg" || fail "quotes: the ab title lacks the scenario name"
+    [ ! -e "$q/PWNED" ] && [ ! -e PWNED ] || fail "quotes: a backquoted command ran"
+    rm -rf "$q"
+
     # ---- per-node counters (--kind nodes) in each format -------------------------------
     "$NUMASIM" plot --kind nodes "$work/a.json" "$work/b.json" -o "$work/nodes.svg" || fail "nodes SVG failed"
     grep -q '<svg' "$work/nodes.svg" && grep -q 'numa_interleave' "$work/nodes.svg" &&

@@ -232,4 +232,61 @@ awk -v at="$at" 'BEGIN { exit !(at < 20) }' || fail "over the limit: stopped at 
 ! ls "$work"/big* >/dev/null 2>&1 || fail "over the limit: files written: $(ls "$work"/big*)"
 ! ls -a "$work" | grep -q '^\.big' || fail "over the limit: temporaries left: $(ls -a "$work")"
 [[ ! -s $work/out ]] || fail "over the limit: a report was printed: $(head -3 "$work/out")"
+# ---- hostile cases of issue 28 ----------------------------------------------
+# A trace with no event in it (events that never happen): written whole,
+# no NULL reaches memcpy (UBSan aborted in the .dat writer).
+"$NUMASIM" run small --quiet --duration 1 --trace "$work/none" --trace-events sched_skip_vma_numa \
+    >/dev/null 2>"$work/err" || fail "a trace of no events failed: $(cat "$work/err")"
+grep -q '^trace: 0 events' "$work/err" || fail "a trace of no events: $(cat "$work/err")"
+[ -s "$work/none.json" ] && [ -s "$work/none.txt" ] && [ -s "$work/none.dat" ] || fail "a trace of no events: files missing"
+"$NUMASIM" run small --quiet --duration 2 --trace "$work/quiet" --trace-window 0.5:0.6 \
+    --trace-events mm_migrate_pages >/dev/null 2>"$work/err" || fail "an empty window failed: $(cat "$work/err")"
+
+# The summary names the files escaped: an escape sequence in the path
+# does not reach the terminal.
+esc="$work/"$'e\e]2;x\a'
+"$NUMASIM" run small --quiet --duration 1 --trace "$esc" >/dev/null 2>"$work/err" || fail "a trace with ESC in its name failed"
+grep -q $'\e' "$work/err" && fail "the trace summary printed a raw ESC: $(cat -v "$work/err")"
+grep -qF 'e\x1b]2;x\x07.json' "$work/err" || fail "the trace summary does not show the path escaped: $(cat -v "$work/err")"
+rm -f "$esc".*
+
+# A full disk: the file and the reason, exit 1, nothing left (not even a
+# temporary).  A 64 KiB tmpfs in a mount namespace of our own, where root
+# may make one; the report to a full stdout (/dev/full) everywhere.
+rc=0
+"$NUMASIM" run small --quiet --duration 1 >/dev/full 2>"$work/err" || rc=$?
+[ "$rc" = 1 ] || fail "report to /dev/full: exit status $rc, expected 1"
+grep -q 'cannot write the report to stdout: No space left on device' "$work/err" ||
+    fail "report to /dev/full: $(cat "$work/err")"
+small_fs() {
+    mkdir -p "$work/full"
+    unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" && shift && "$@"' sh "$work/full" "$@"
+}
+if [ "$(id -u)" = 0 ] && small_fs true 2>/dev/null; then
+    # full COMMAND...: COMMAND with the tmpfs at $work/full all but full (a
+    # 60 KiB filler: 4 KiB left, less than any output here); the directory's
+    # listing afterwards in $work/full.ls
+    full() {
+        small_fs sh -c 'head -c 61440 /dev/zero >"$0/fill"; "$@"; rc=$?; rm "$0/fill"; ls -A "$0" >"$0.ls"; exit $rc' \
+            "$work/full" "$@"
+    }
+    for out in "--trace $work/full/t" "--json $work/full/r.json" "--json $work/full/r.json --trace $work/full/t"; do
+        rc=0
+        # shellcheck disable=SC2086
+        full "$NUMASIM" run small --quiet --duration 1 $out >/dev/null 2>"$work/err" || rc=$?
+        [ "$rc" = 1 ] || fail "full disk ($out): exit status $rc, expected 1: $(cat "$work/err")"
+        grep -Eq "^numasim: --(trace|json): cannot write $work/full/[a-z.]+: No space left on device$" "$work/err" ||
+            fail "full disk ($out): no file and reason: $(cat "$work/err")"
+        [ ! -s "$work/full.ls" ] || fail "full disk ($out): left behind: $(cat "$work/full.ls")"
+    done
+    rc=0
+    full "$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 0.5 --quiet --json "$work/full/x.json" \
+        >/dev/null 2>"$work/err" || rc=$?
+    [ "$rc" = 1 ] && grep -q "^numasim ab: --json: cannot write $work/full/x.json: No space left on device$" "$work/err" ||
+        fail "full disk (ab --json): exit status $rc: $(cat "$work/err")"
+    [ ! -s "$work/full.ls" ] || fail "full disk (ab --json): left behind: $(cat "$work/full.ls")"
+else
+    echo "trace: skipped the full-disk test (needs root and unshare -m to mount a small tmpfs)"
+fi
+
 echo ok

@@ -214,6 +214,32 @@ static void test_load_result_kinds(void **state)
 	assert_non_null(strstr(err, "/nonexistent/x.json"));
 }
 
+/* The schema check: a field of the wrong type, range or length is refused
+ * with the file and the field's path; null where numasim writes it passes. */
+static void test_load_result_schema(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	static const char head[] = "{\"scenario\": \"small\", \"kernel\": \"v7.3\", \"vmstat\": {},";
+	char text[512];
+	snprintf(text, sizeof(text), "%s \"timeseries\": {\"t_s\": [1, 2], \"pass_ms\": [null, 3]}}", head);
+	assert_int_equal(load("ok.json", text, err, sizeof(err)), MMSTAT_RESULT_RUN);
+	snprintf(text, sizeof(text), "%s \"timeseries\": {\"t_s\": [1, 2], \"pass_ms\": [3]}}", head);
+	assert_int_equal(load("short.json", text, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "short.json: timeseries.pass_ms: 1 values, expected 2"));
+	snprintf(text, sizeof(text), "%s \"timeseries\": {\"t_s\": [1]}, \"seed\": -1}", head);
+	assert_int_equal(load("seed.json", text, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "seed.json: seed: -1 is out of range"));
+	snprintf(text, sizeof(text), "%s \"timeseries\": {\"t_s\": [1], \"x\": [1e308]}}", head);
+	assert_int_equal(load("huge.json", text, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "huge.json: timeseries.x[0]: 1e+308 is out of range"));
+	assert_int_equal(load("ab.json",
+			      "{\"pairs\": 2, \"kernels\": {\"v7.3\": {\"throughput_loss\": [0.1, \"x\"]}}}",
+			      err, sizeof(err)),
+			 0);
+	assert_non_null(strstr(err, "kernels.v7.3.throughput_loss[1]: expected a number or null, got a string"));
+}
+
 static void test_json_samples(void **state)
 {
 	(void)state;
@@ -261,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_pdiff_higher_is_better),
 		cmocka_unit_test(test_pndiff_lower_is_better),
 		cmocka_unit_test(test_load_result_kinds),
+		cmocka_unit_test(test_load_result_schema),
 		cmocka_unit_test(test_json_samples),
 		cmocka_unit_test(test_file_stem),
 	};
