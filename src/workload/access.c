@@ -21,9 +21,20 @@ static double mass(const struct workload_params *p, double a, double b, double s
 		double mu = set / 2, sigma = p->access_shape;
 		return 0.5 * (erf((b - mu) / (sigma * 1.4142135623730951)) - erf((a - mu) / (sigma * 1.4142135623730951)));
 	}
-	/* pmbench pareto: x in [1, set], P(X <= x) ~ 1 - x^-alpha; page x - 1 */
+	/* pmbench pareto: x in [1, set], P(X <= x) ~ 1 - x^-alpha; page x - 1.
+	 * A one-page set holds all the mass. The differences are taken with
+	 * expm1 so that a small alpha keeps its digits: (1 - set^-alpha) is 0
+	 * in doubles once alpha * ln(set) < 2^-53. Where even the exponent
+	 * underflows, the distribution's alpha -> 0 limit (log-uniform over
+	 * [1, set]) is what is meant. */
+	if (set <= 1)
+		return a < 1 && b > a ? 1 : 0;
 	double alpha = p->access_shape;
-	return (pow(a + 1, -alpha) - pow(b + 1, -alpha)) / (1 - pow(set, -alpha));
+	double la = log(a + 1), lb = log(b + 1), ls = log(set);
+	double den = -expm1(-alpha * ls);
+	if (!(den > 0))
+		return (lb - la) / ls;
+	return exp(-alpha * la) * -expm1(-alpha * (lb - la)) / den;
 }
 
 uint32_t access_table_weight(const struct workload_params *p, uint64_t j, uint64_t region_pages)
