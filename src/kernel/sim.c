@@ -2,6 +2,7 @@
  * loop pops the engine's timers and hands each to its owner: a task's tick
  * or kernel step (kernel/sched/), a touch group (kernel/sched/user.c), the
  * accounting. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -186,8 +187,8 @@ static int setup_tasks(struct sim *s)
 void sim_record_call(struct sim *s, const struct call_record *r)
 {
 	if (s->nr_calls == s->max_calls) {
-		int cap = s->max_calls ? 2 * s->max_calls : 16;
-		struct call_record *c = cap > s->max_calls ? realloc(s->calls, (size_t)cap * sizeof(*c)) : NULL;
+		int cap = s->max_calls > INT_MAX / 2 ? 0 : s->max_calls ? 2 * s->max_calls : 16;
+		struct call_record *c = cap ? realloc(s->calls, (size_t)cap * sizeof(*c)) : NULL;
 		if (!c) {
 			s->calls_oom = s->stop = true;
 			return;

@@ -1,5 +1,6 @@
 /* sim_init's failure path: whatever it built is freed (it leaked ~20 KiB
  * when the workload did not fit), and sim_free after it is harmless. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,10 +46,39 @@ static void test_failed_init_frees_everything(void **state)
 	free(s);
 }
 
+/* The migration calls' records grow with the calls made (a float-to-int
+ * cast of the schedule once sized them up front: 41 GB for
+ * migrate_every_s = 1e-4 over a day); a count past what an int can double
+ * stops the run as out of memory, never overflows. */
+static void test_call_records_grow(void **state)
+{
+	(void)state;
+	struct sim *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	for (int i = 0; i < 1000; i++)
+		sim_record_call(s, &(struct call_record){ .start_ns = (uint64_t)i, .moved = (uint64_t)i * 2 });
+	assert_false(s->calls_oom);
+	assert_int_equal(s->nr_calls, 1000);
+	assert_int_equal(s->max_calls, 1024);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(s->calls[i].start_ns, (uint64_t)i);
+		assert_int_equal(s->calls[i].moved, (uint64_t)i * 2);
+	}
+	free(s->calls);
+	s->calls = NULL;
+	s->nr_calls = s->max_calls = INT_MAX / 2 + 1;
+	sim_record_call(s, &(struct call_record){ 0 });
+	assert_true(s->calls_oom);
+	assert_true(s->stop);
+	assert_int_equal(s->nr_calls, INT_MAX / 2 + 1);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failed_init_frees_everything),
+		cmocka_unit_test(test_call_records_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
