@@ -9,7 +9,11 @@
  * N migrations, M checks, 0 stale translations", or the first violations'
  * reports with their interleaving.
  *
- * Exit status: 0 safe, 3 stale translations found, 2 bad input, 1 failure. */
+ * A verdict needs checks: a run that checked nothing (shorter than the scan
+ * delay, or with no migration) is "inconclusive", not "safe".
+ *
+ * Exit status: 0 safe, 3 stale translations found, 4 inconclusive (no
+ * check made), 2 bad input, 1 failure. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,7 +41,8 @@ const char verify_usage[] =
 	"\n"
 	"options (applied in order, after the scenario is read):\n"
 	"  --kernel K          kernel variant, e.g. v7.3 or v7.3+no-pending-check\n"
-	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
+	"  --set KEY=VALUE     any scenario key (see 'numasim run --help') but\n"
+	"                      run.seed and run.duration_s: --seed and --duration\n"
 	"  --seeds N           seeds to run (default 10)\n"
 	"  --seed S            the first seed (default 1): seeds S .. S+N-1\n"
 	"  --duration S        simulated seconds per seed (default 2, or the\n"
@@ -46,11 +51,16 @@ const char verify_usage[] =
 	"  --first             stop at the first stale translation\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 safe, 3 stale translations found, 2 bad input, 1 failure.\n";
+	"A run that made no check (shorter than the scan delay, or migrating\n"
+	"nothing) proves nothing: its verdict is 'inconclusive'.\n"
+	"\n"
+	"Exit status: 0 safe, 3 stale translations found, 4 inconclusive (no check\n"
+	"made), 2 bad input, 1 failure.\n";
 
 #define DEFAULT_SEEDS 10
 #define DEFAULT_DURATION_S 2.0
 #define EXIT_UNSAFE 3
+#define EXIT_INCONCLUSIVE 4
 
 struct v_args {
 	const char *scenario;
@@ -67,6 +77,25 @@ static int bad(const char *msg, const char *arg)
 {
 	fprintf(stderr, "numasim verify: %s '%s'\nTry 'numasim verify --help'.\n", msg, arg);
 	return EXIT_INPUT;
+}
+
+/* Whether the --set assignment @kv ("KEY=VALUE") names scenario key @key,
+ * however written (scenario_key_index's spellings, spaces around KEY). */
+static bool set_names(const char *kv, const char *key)
+{
+	char name[160];
+	const char *eq = strchr(kv, '=');
+	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+	while (n && (kv[n - 1] == ' ' || kv[n - 1] == '\t'))
+		n--;
+	while (n && (*kv == ' ' || *kv == '\t'))
+		kv++, n--;
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, kv, n);
+	name[n] = 0;
+	int k = scenario_key_index(name);
+	return k >= 0 && k == scenario_key_index(key);
 }
 
 static int parse_args(int argc, char **argv, struct v_args *a)
@@ -92,7 +121,16 @@ static int parse_args(int argc, char **argv, struct v_args *a)
 			fputs(verify_usage, stdout);
 			exit(0);
 		case OPT_KERNEL: a->opt[a->nr] = "--kernel"; a->val[a->nr++] = optarg; break;
-		case OPT_SET: a->opt[a->nr] = "--set"; a->val[a->nr++] = optarg; break;
+		case OPT_SET:
+			if (set_names(optarg, "run.seed"))
+				return bad("--set: verify runs seeds S .. S+N-1: use --seed S "
+					   "(and --seeds N), not", optarg);
+			if (set_names(optarg, "run.duration_s"))
+				return bad("--set: verify sets each run's length: use --duration S, "
+					   "not", optarg);
+			a->opt[a->nr] = "--set";
+			a->val[a->nr++] = optarg;
+			break;
 		case OPT_DURATION: a->duration = optarg; break;
 		case OPT_FIRST: a->first = true; break;
 		case OPT_NOJITTER: a->no_jitter = true; break;
@@ -226,20 +264,27 @@ int cmd_verify(int argc, char **argv)
 			break;
 	}
 	if (rc == 0) {
-		printf("%s: %llu migrations, %llu checks", tot.violations ? "UNSAFE" : "safe",
+		const char *verdict = tot.violations ? "UNSAFE" : tot.checks ? "safe" : "inconclusive";
+		printf("%s: %llu migrations, %llu checks", verdict,
 		       (unsigned long long)tot.migrations, (unsigned long long)tot.checks);
 		if (tot.zaps) /* madvise(MADV_DONTNEED) returns checked */
 			printf(" (%llu zap returns)", (unsigned long long)tot.zaps);
 		if (tot.violations)
 			printf(", %llu stale translations (in %ld of %ld seeds run)\n",
 			       (unsigned long long)tot.violations, bad_seeds, ran);
-		else
+		else if (tot.checks)
 			printf(", 0 stale translations\n");
+		else
+			printf(": nothing was checked (no migration ran; the first NUMA scan "
+			       "comes after kernel.numa_balancing_scan_delay_ms): give a longer "
+			       "--duration\n");
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "numasim verify: cannot write to stdout\n");
 			rc = 1;
 		} else if (tot.violations) {
 			rc = EXIT_UNSAFE;
+		} else if (!tot.checks) {
+			rc = EXIT_INCONCLUSIVE;
 		}
 	}
 	free(a.opt);

@@ -180,8 +180,21 @@ grep -qE '^oracle: safe: [1-9][0-9]* migrations' "$work/oracle.err" ||
 grep -qE '^oracle: safe: [1-9][0-9]* migrations, [1-9][0-9]* checks \([1-9][0-9]* zap returns\), 0 stale' \
     "$work/oracle-zap.err" || fail "run --oracle with zaps: $(cat "$work/oracle-zap.err")"
 
+# no check, no verdict: shorter than the 1 s scan delay nothing migrates, and
+# even a kernel verify catches at once is "inconclusive" (exit 4), not safe
+for k in v7.3 v7.3+no-pending-check; do
+    verify 4 "$work/short-$k.txt" small --kernel "$k" --seeds 2 --duration 0.5
+    grep -q '^inconclusive: 0 migrations, 0 checks: nothing was checked' "$work/short-$k.txt" ||
+        fail "verify --duration 0.5 --kernel $k: $(tail -1 "$work/short-$k.txt")"
+done
+"$NUMASIM" run small --quiet --duration 0.5 --oracle >/dev/null 2>"$work/oracle-short.err"
+grep -q '^oracle: inconclusive: 0 migrations, 0 checks' "$work/oracle-short.err" ||
+    fail "run --oracle --duration 0.5: $(cat "$work/oracle-short.err")"
+
 # ---- bad input -----------------------------------------------------------------------
-for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus"; do
+# --set run.seed / run.duration_s would be overridden by --seed / --duration
+for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus" "--set run.seed=5" \
+           "--set run.duration_s=3" "--set run.seed =5"; do
     rc=0
     # shellcheck disable=SC2086
     "$NUMASIM" verify small $bad >/dev/null 2>"$work/bad.err" || rc=$?
