@@ -8,6 +8,7 @@
  * reader handed over that key's line. */
 #include "scenario/scenario.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -413,12 +414,14 @@ static int assign_enum(struct scenario *sc, int k, const char *v, const char *co
 static int thp_size_key_error(const char *name, char *why, size_t len)
 {
 	static const char prefix[] = "transparent_hugepage.hugepages-";
-	unsigned long kb;
-	char unit[16];
-	int used = 0;
-	if (strncmp(name, prefix, sizeof(prefix) - 1) ||
-	    sscanf(name + sizeof(prefix) - 1, "%lu%15[^.]%n", &kb, unit, &used) != 2 ||
-	    strcmp(unit, "kB") || strcmp(name + sizeof(prefix) - 1 + used, ".enabled"))
+	const char *size = name + sizeof(prefix) - 1;
+	char *end;
+	/* digits only: strtoul alone would take "+64", " 64" and "-64" */
+	if (strncmp(name, prefix, sizeof(prefix) - 1) || !isdigit((unsigned char)*size))
+		return -1;
+	errno = 0;
+	unsigned long kb = strtoul(size, &end, 10);
+	if (errno || strcmp(end, "kB.enabled"))
 		return -1;
 	if (kb < 4 || kb % 4 || ((kb / 4) & (kb / 4 - 1)))
 		snprintf(why, len, "%lu kB is not a power-of-two number of 4 kB pages: no folio has that size",
@@ -433,36 +436,52 @@ static int thp_size_key_error(const char *name, char *why, size_t len)
 	return 0;
 }
 
+/* A decimal number at *@p, digits only (no sign, no space: strtol would
+ * take "+1" and " 1"), at most @max; advances *@p. */
+static bool node_number(const char **p, long max, long *out)
+{
+	long n = 0;
+	const char *q = *p;
+	if (!isdigit((unsigned char)*q))
+		return false;
+	for (; isdigit((unsigned char)*q); q++) {
+		n = n * 10 + (*q - '0');
+		if (n > max)
+			return false;
+	}
+	*p = q;
+	*out = n;
+	return true;
+}
+
 /* A node list "0,2-3" into a mask; with @weights, "0=3,1=1" (weights
- * 1..255). */
+ * 1..255). The grammar is strict, for every policy key alike: decimal
+ * nodes below 64 and ranges LOW-HIGH, comma-separated, no spaces, signs
+ * or empty items, and no node given twice (a list that names a node twice
+ * or overlaps two ranges is a typo, and for weights ambiguous). */
 static int parse_nodes(const char *v, uint64_t *mask, uint8_t *weights, char *why, size_t len)
 {
 	const char *p = v;
+	const char *form = weights ? "NODE=WEIGHT,..., nodes 0 to 63, weights 1 to 255"
+				   : "e.g. 0,2-3: nodes 0 to 63";
 	*mask = 0;
 	while (*p) {
-		char *end;
-		errno = 0;
-		long a = strtol(p, &end, 10), b = a, w = 1;
-		if (end == p || a < 0 || a >= 64 || errno)
+		long a, b, w = 1;
+		if (!node_number(&p, 63, &a))
 			goto bad;
-		p = end;
-		if (!weights && *p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= 64)
-				goto bad;
-			p = end;
+		b = a;
+		if (!weights && *p == '-' && (++p, !node_number(&p, 63, &b) || b < a))
+			goto bad;
+		if (weights && (*p != '=' || (++p, !node_number(&p, 255, &w)) || w < 1))
+			goto bad;
+		uint64_t span = (b == 63 ? ~0ull : (1ull << (b + 1)) - 1) & ~((1ull << a) - 1);
+		if (*mask & span) {
+			snprintf(why, len, "'%s' names node %d twice", v, __builtin_ctzll(*mask & span));
+			return -1;
 		}
-		if (weights) {
-			if (*p != '=')
-				goto bad;
-			w = strtol(p + 1, &end, 10);
-			if (end == p + 1 || w < 1 || w > 255)
-				goto bad;
-			p = end;
+		*mask |= span;
+		if (weights)
 			weights[a] = (uint8_t)w;
-		}
-		for (long n = a; n <= b; n++)
-			*mask |= 1ull << n;
 		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
@@ -471,8 +490,7 @@ static int parse_nodes(const char *v, uint64_t *mask, uint8_t *weights, char *wh
 	if (*mask)
 		return 0;
 bad:
-	snprintf(why, len, "'%s' is not a node list (%s)", v,
-		 weights ? "NODE=WEIGHT,..., weights 1 to 255" : "e.g. 0,2-3");
+	snprintf(why, len, "'%s' is not a node list (%s)", v, form);
 	return -1;
 }
 
@@ -978,7 +996,7 @@ void scenario_get(const struct scenario *sc, int k, struct scenario_value *v)
 /* Report an error at key @k, wherever its value came from. */
 static int vfail(const struct scenario *sc, int k, char *err, size_t errlen, const char *fmt, ...)
 {
-	char msg[512], shown[160];
+	char msg[1024], shown[160];
 	const struct scenario_origin *o = &sc->origin[k];
 	const char *key = key_display(k, shown, sizeof(shown));
 	va_list ap;
@@ -1056,6 +1074,32 @@ static int blame(const struct scenario *sc, const int *ks, int n)
 	return best;
 }
 
+/* vfail for a rule over several keys: blame the one assigned last and say
+ * where each of the others got its value, so that a file's line and a
+ * --set that together break a rule are both named. */
+static int vfail_keys(const struct scenario *sc, const int *ks, int n, char *err, size_t errlen,
+		      const char *fmt, ...)
+{
+	char msg[512], with[400] = "";
+	int k = blame(sc, ks, n);
+	bool in_file = sc->origin[k].line > 0 && !sc->origin[k].option;
+	size_t used = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (int i = 0; i < n && used < sizeof(with); i++) {
+		char name[160], from[160];
+		if (ks[i] == k)
+			continue;
+		origin_text(sc, ks[i], in_file, from, sizeof(from));
+		int w = snprintf(with + used, sizeof(with) - used, "%s%s from %s", used ? ", " : " (",
+				 key_display(ks[i], name, sizeof(name)), from);
+		used = w < 0 ? sizeof(with) : used + (size_t)w;
+	}
+	return vfail(sc, k, err, errlen, "%s%s%s", msg, with, used ? ")" : "");
+}
+
 static const int topo_keys[] = { K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE };
 
 static int check_topology(struct scenario *sc, char *err, size_t errlen)
@@ -1069,10 +1113,10 @@ static int check_topology(struct scenario *sc, char *err, size_t errlen)
 	long long nodes = (long long)m->nr_sockets * m->nodes_per_socket;
 	long long cpus = nodes * m->cores_per_node * m->threads_per_core;
 	if (nodes > MAX_NUMNODES)
-		return vfail(sc, blame(sc, topo_keys, 2), err, errlen,
+		return vfail_keys(sc, topo_keys, 2, err, errlen,
 			     "%lld NUMA nodes but at most %d are supported", nodes, MAX_NUMNODES);
 	if (cpus > NR_CPUS_MAX)
-		return vfail(sc, blame(sc, topo_keys, 4), err, errlen,
+		return vfail_keys(sc, topo_keys, 4, err, errlen,
 			     "%lld CPUs but at most %d are supported", cpus, NR_CPUS_MAX);
 	if (sc->origin[K_CPUS].seq && sc->cpus != cpus) {
 		/* blame the key changed last (a --set of cores_per_node, not the
@@ -1096,9 +1140,14 @@ static int check_topology(struct scenario *sc, char *err, size_t errlen)
 	/* the tick must be a whole number of nanoseconds (tick_ns) */
 	if (1000000000 % m->hz)
 		return vfail(sc, K_HZ, err, errlen, "%d does not divide 1000000000", m->hz);
+	static const int ka[] = { K_FLUSH_ENGINE, K_REPEAT_TLBI, K_TLBI_RANGE };
+	if (m->engine != FLUSH_ARM64 && (m->arm64_repeat_tlbi || m->arm64_tlbi_range))
+		return vfail_keys(sc, ka, 3, err, errlen, "arm64_repeat_tlbi and arm64_tlbi_range "
+				  "describe arm64's TLBI instructions, but flush_engine is %s",
+				  flush_engine_names[m->engine]);
 	const char *msg = machine_finish(&sc->m);
 	if (msg)
-		return vfail(sc, blame(sc, topo_keys, 4), err, errlen, "%s", msg);
+		return vfail_keys(sc, topo_keys, 4, err, errlen, "%s", msg);
 	return 0;
 }
 
@@ -1118,7 +1167,7 @@ static int check_tunables(const struct scenario *sc, char *err, size_t errlen)
 {
 	static const int ks[] = { K_SCAN_MIN, K_SCAN_MAX };
 	if (sc->t.scan_period_min_ms > sc->t.scan_period_max_ms)
-		return vfail(sc, blame(sc, ks, 2), err, errlen,
+		return vfail_keys(sc, ks, 2, err, errlen,
 			     "scan_period_min_ms (%u) is above scan_period_max_ms (%u)",
 			     sc->t.scan_period_min_ms, sc->t.scan_period_max_ms);
 	return 0;
@@ -1131,11 +1180,11 @@ static int check_share(const struct scenario *sc, int frac_k, int share_k, char 
 	double f = *(const double *)((const char *)sc + keys[frac_k].off);
 	double a = *(const double *)((const char *)sc + keys[share_k].off);
 	if (f == 0 && a > 0)
-		return vfail(sc, blame(sc, ks, 2), err, errlen,
+		return vfail_keys(sc, ks, 2, err, errlen,
 			     "%s is %g but %s is 0: no pages to take those touches",
 			     keys[share_k].name, a, keys[frac_k].name);
 	if (f == 1 && a < 1)
-		return vfail(sc, blame(sc, ks, 2), err, errlen,
+		return vfail_keys(sc, ks, 2, err, errlen,
 			     "%s is %g but %s is 1: no other pages to take the rest",
 			     keys[share_k].name, a, keys[frac_k].name);
 	return 0;
@@ -1155,7 +1204,7 @@ static int check_thp(const struct scenario *sc, char *err, size_t errlen)
 		for (int o = THP_MIN_ANON_ORDER; o < HPAGE_PMD_ORDER; o++)
 			any |= sc->t.thp.size[o] != THP_SIZE_NEVER;
 		if (!any)
-			return vfail(sc, blame(sc, ks, 3), err, errlen,
+			return vfail_keys(sc, ks, 3, err, errlen,
 				     "thp_partial is %g but no transparent_hugepage size is enabled: "
 				     "there is no large folio to map in part", sc->w.thp_partial);
 	}
@@ -1167,13 +1216,19 @@ static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 	static const int ks[] = { K_RUN_MS, K_SLEEP_MS };
 	static const int ka[] = { K_ACCESS_SHAPE, K_ACCESS };
 	if ((sc->w.run_ms > 0) != (sc->w.sleep_ms > 0))
-		return vfail(sc, blame(sc, ks, 2), err, errlen,
+		return vfail_keys(sc, ks, 2, err, errlen,
 			     "run_ms and sleep_ms go together: a thread that sleeps runs "
 			     "run_ms of CPU time, then sleeps sleep_ms (both means)");
 	if (sc->w.access != ACCESS_UNIFORM && !(sc->w.access_shape > 0))
-		return vfail(sc, blame(sc, ka, 2), err, errlen,
+		return vfail_keys(sc, ka, 2, err, errlen,
 			     "access = %s needs access_shape > 0 (normal: the standard deviation "
 			     "in pages; pareto: alpha)", access_pattern_names[sc->w.access]);
+	/* op_ns = cpu_ns_per_op + the touches' latency, every latency a
+	 * multiple of dram_local_ns: both 0 make an operation take no time */
+	static const int kt[] = { K_CPU_NS, K_COST_dram_local_ns };
+	if (!(sc->w.cpu_ns_per_op > 0) && !(sc->m.cost.dram_local_ns > 0))
+		return vfail_keys(sc, kt, 2, err, errlen, "an operation would take no time: "
+				  "cpu_ns_per_op or costs.dram_local_ns must be above 0");
 	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
 		return -1;
 	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);
@@ -1236,10 +1291,18 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 	if (w->policy_in_force && w->spread_shared && !w->map_shared &&
 	    memcmp(&w->shared_first_touch, &w->private_first_touch, sizeof(w->shared_first_touch))) {
 		static const int ks[] = { K_POLICY_IN_FORCE, K_SPREAD_SHARED };
-		return vfail(sc, blame(sc, ks, 2), err, errlen, "spread_shared puts the shared and "
+		return vfail_keys(sc, ks, 2, err, errlen, "spread_shared puts the shared and "
 			     "private pages in one VMA, which can keep only one policy in force: give "
 			     "shared_first_touch and private_first_touch the same policy");
 	}
+	/* the call's keys without the call do nothing; an explicit
+	 * 'migrate_call = none' (the no-call baseline of a scenario) may keep them */
+	static const int km[] = { K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK };
+	for (size_t i = 0; w->migrate_call == MCALL_NONE && !sc->origin[K_MCALL].seq &&
+			   i < ARRAY_SIZE(km); i++)
+		if (sc->origin[km[i]].seq)
+			return vfail(sc, km[i], err, errlen, "there is no workload.migrate_call to "
+				     "apply it to (migrate_pages, move_pages or mbind)");
 	if (w->migrate_call != MCALL_NONE) {
 		if (w->migrate_process >= w->processes)
 			return vfail(sc, K_MPROC, err, errlen, "process %d does not exist (%d process%s)",
@@ -1336,7 +1399,7 @@ int scenario_check_host(const struct scenario *sc, uint64_t host_bytes, char *er
 	if (need <= host_bytes / 10 * 8)
 		return 0;
 	static const int ks[] = { K_MEMORY, K_PROCESSES, K_THREADS, K_MAP_SHARED };
-	return vfail(sc, blame(sc, ks, 4), err, errlen,
+	return vfail_keys(sc, ks, 4, err, errlen,
 		     "modelling this workload takes about %.1f GiB of this computer's memory, "
 		     "more than the 80%% of its %.1f GiB that a run may use", (double)need / (1 << 30),
 		     (double)host_bytes / (1 << 30));

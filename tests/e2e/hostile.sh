@@ -452,4 +452,54 @@ f=$(sweep_with sweep_emit_bad_point small)
 printf '[grid]\nworkload.memory_gib = 1, 100\n' >>"$f"
 expect emit_bad_point "workload.memory_gib: needs 100 GiB" sweep "$f" --emit slurm -o "$run_dir/o"
 
+# ---- times, node lists, keys that do nothing (issue 28) ------------------------------
+# a period below 1 ns truncated to 0 and re-armed its timer at the instant it
+# fired: the run never ended (madvise), or the key silently meant off
+for kv in workload.madvise_dontneed_every_ms=1e-7 workload.madvise_cold_every_ms=1e-7 \
+          workload.phase_every_s=1e-10 run.compact_memory_every_s=1e-12 workload.sleep_ms=4e-7; do
+    expect "tiny_${kv%%=*}" "--set: ${kv%%=*}: ${kv#*=} is below the model's resolution of 1 ns" \
+        run small --set "$kv" $J
+done
+expect tiny_migrate_every "--set: workload.migrate_every_s: 1e-12 is below the model's resolution" \
+    run small --set workload.migrate_call=migrate_pages --set workload.migrate_every_s=1e-12 $J
+f=$(small_with tiny_period_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 100\nmadvise_dontneed_every_ms = 1e-7')
+expect tiny_period_file "$f:$(grep -n '^madvise' "$f" | cut -d: -f1): workload.madvise_dontneed_every_ms: 1e-7 is below" \
+    run "$f" $J
+# an operation that takes no time divided by zero: throughput -nan, exit 0
+expect op_takes_no_time "--set: costs.dram_local_ns: an operation would take no time" \
+    run small --set workload.cpu_ns_per_op=0 --set costs.dram_local_ns=0 $J
+f=$(small_with op_no_time_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 0')
+expect op_no_time_file "--set: costs.dram_local_ns: an operation would take no time: cpu_ns_per_op or costs.dram_local_ns must be above 0 (workload.cpu_ns_per_op from $f:$(grep -n '^cpu_ns' "$f" | cut -d: -f1))" \
+    run "$f" --set costs.dram_local_ns=0 $J
+# node lists: one strict grammar for every policy key
+for v in 'bind:+0' 'bind: 0' 'bind:0 ,1' 'bind:0,' 'bind:,0' 'bind:1-0' 'bind:0x1' 'bind:64' \
+         'interleave:0-+1' 'weighted:0=+1' 'weighted:0= 1' 'weighted:0=0' 'preferred:+1'; do
+    for k in shared_first_touch private_first_touch; do
+        expect "nodes_${k}_$(printf %q "$v")" "--set: workload.$k: '${v#*:}' is not a node list" \
+            run small --set "workload.$k=$v" $J
+    done
+done
+for v in 'bind:0,0' 'interleave:0-1,1' 'weighted:1=2,1=3'; do
+    expect "nodes_twice_$v" "names node" run small --set "workload.private_first_touch=$v" $J
+done
+f=$(small_with nodes_twice_file 'private_first_touch *=' 'private_first_touch = bind:1,0-1')
+expect nodes_twice_file "$f:$(grep -n '^private_first' "$f" | cut -d: -f1): workload.private_first_touch: '1,0-1' names node 1 twice" run "$f" $J
+# keys that do nothing where they are given
+expect migrate_key_no_call "--set: workload.migrate_to: there is no workload.migrate_call" \
+    run small --set workload.migrate_to=1 $J
+f=$(small_with migrate_key_no_call_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 100\nmigrate_at_s = 2')
+expect migrate_key_no_call_file "$f:$(grep -n '^migrate_at' "$f" | cut -d: -f1): workload.migrate_at_s: there is no workload.migrate_call" run "$f" $J
+expect arm64_key_on_x86 "--set: machine.arm64_tlbi_range: arm64_repeat_tlbi and arm64_tlbi_range describe arm64's TLBI instructions, but flush_engine is x86-ipi (machine.flush_engine from builtin:small:13" \
+    run small --set machine.arm64_tlbi_range=true $J
+expect arm64_key_engine_changed "--set: machine.flush_engine: arm64_repeat_tlbi" \
+    run small-arm64 --set machine.arm64_repeat_tlbi=true --set machine.flush_engine=riscv $J
+for kb in +64 ' 64' -64 0x40 99999999999999999999999; do
+    expect "thp_key_$(printf %q "$kb")" "--set: transparent_hugepage.hugepages-${kb}kB.enabled: unknown key" \
+        run small --set "transparent_hugepage.hugepages-${kb}kB.enabled=always" $J
+done
+# verify sets the seed and the length itself: a --set of either was ignored
+expect verify_set_seed "--set: verify runs seeds S .. S+N-1: use --seed S" verify small --set run.seed=5
+expect verify_set_duration "--set: verify sets each run's length: use --duration S" \
+    verify small --set run.duration_s=3
+
 echo "hostile: $nr hostile inputs, each a clear error, exit 2, nothing written"

@@ -1,0 +1,208 @@
+/* Scenario rules added for hostile input (issue 28): each refuses with a
+ * message that names the key (and, for a rule over several keys, where the
+ * others came from), and what it allows still validates. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scenario/scenario.h"
+
+static char err[2048];
+
+/* The built-in "small" with each of @sets applied in turn: 0, or -1 with
+ * err set by whichever step failed. */
+static int small_with(const char *const *sets, int n)
+{
+	static struct scenario sc;
+	err[0] = 0;
+	if (scenario_load_builtin("small", &sc, err, sizeof(err)))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (scenario_set(&sc, sets[i], err, sizeof(err)))
+			return -1;
+	return scenario_validate(&sc, err, sizeof(err));
+}
+
+#define SMALL(...) small_with((const char *const[]){ __VA_ARGS__ }, \
+			      (int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *)))
+
+static void refused(int rc, const char *want)
+{
+	assert_int_equal(rc, -1);
+	if (!strstr(err, want))
+		fail_msg("'%s' lacks '%s'", err, want);
+}
+
+/* 1 ns is the model's resolution: a period that would truncate to 0 ns
+ * (and re-arm its timer at the instant it fired) is refused; 0 stays off;
+ * 1 ns exactly is allowed. */
+static void test_times_below_one_ns(void **state)
+{
+	(void)state;
+	static const char *const below[] = {
+		"workload.madvise_dontneed_every_ms=1e-7", "workload.madvise_cold_every_ms=4e-7",
+		"workload.phase_every_s=1e-10", "run.compact_memory_every_s=1e-12",
+		"workload.run_ms=1e-9",
+	};
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++) {
+		const char *eq = strchr(below[i], '=');
+		char key[64];
+		memcpy(key, below[i], (size_t)(eq - below[i]));
+		key[eq - below[i]] = 0;
+		refused(SMALL(below[i]), key);
+		refused(SMALL(below[i]), "below the model's resolution of 1 ns");
+	}
+	assert_int_equal(SMALL("workload.madvise_dontneed_every_ms=0"), 0);
+	assert_int_equal(SMALL("workload.madvise_dontneed_every_ms=1e-6"), 0);
+	assert_int_equal(SMALL("workload.phase_every_s=1e-9"), 0);
+}
+
+/* Node lists: digits, ranges, commas; no sign, space, empty item or node
+ * named twice, for every policy key. */
+static void test_node_list_grammar(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"bind:+0", "bind: 0", "bind:0 ,1", "bind:-1", "bind:0,", "bind:,0", "bind:1-0",
+		"bind:0-+1", "bind:64", "bind:99999999999999999999", "interleave:0x1",
+		"weighted:0=+1", "weighted:0=0", "weighted:0=256", "weighted:0= 1", "weighted:0",
+		"preferred:+1",
+	};
+	static const char *const keys[] = { "workload.shared_first_touch=",
+					    "workload.private_first_touch=" };
+	char a[128];
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(a, sizeof(a), "%s%s", keys[k], bad[i]);
+			refused(SMALL(a), "is not a node list");
+		}
+		snprintf(a, sizeof(a), "%sbind:0,0", keys[k]);
+		refused(SMALL(a), "names node 0 twice");
+		snprintf(a, sizeof(a), "%sinterleave:0-1,1", keys[k]);
+		refused(SMALL(a), "names node 1 twice");
+		snprintf(a, sizeof(a), "%sweighted:1=2,1=3", keys[k]);
+		refused(SMALL(a), "names node 1 twice");
+		snprintf(a, sizeof(a), "%sinterleave:0-1", keys[k]);
+		assert_int_equal(SMALL(a), 0);
+		snprintf(a, sizeof(a), "%sweighted:0=3,1=1", keys[k]);
+		assert_int_equal(SMALL(a), 0);
+		snprintf(a, sizeof(a), "%sbind:1", keys[k]);
+		assert_int_equal(SMALL(a), 0);
+	}
+}
+
+/* An operation takes cpu_ns_per_op plus its touches' latency, every one a
+ * multiple of dram_local_ns: both 0 is refused, either alone is fine. */
+static void test_operation_takes_time(void **state)
+{
+	(void)state;
+	refused(SMALL("workload.cpu_ns_per_op=0", "costs.dram_local_ns=0"),
+		"costs.dram_local_ns: an operation would take no time");
+	/* the key set last is blamed, the other named with where it came from */
+	refused(SMALL("costs.dram_local_ns=0", "workload.cpu_ns_per_op=0"),
+		"workload.cpu_ns_per_op: an operation would take no time");
+	refused(SMALL("costs.dram_local_ns=0", "workload.cpu_ns_per_op=0"),
+		"(costs.dram_local_ns from --set)");
+	assert_int_equal(SMALL("workload.cpu_ns_per_op=0"), 0);
+	assert_int_equal(SMALL("costs.dram_local_ns=0"), 0);
+}
+
+/* The migration call's keys without a call do nothing: refused unless
+ * migrate_call is given (none included: a scenario's no-call baseline). */
+static void test_migrate_keys_need_a_call(void **state)
+{
+	(void)state;
+	refused(SMALL("workload.migrate_to=1"), "workload.migrate_to: there is no workload.migrate_call");
+	refused(SMALL("workload.migrate_every_s=1"), "workload.migrate_every_s: there is no");
+	assert_int_equal(SMALL("workload.migrate_to=1", "workload.migrate_call=none"), 0);
+	assert_int_equal(SMALL("workload.migrate_call=migrate_pages", "workload.migrate_from=0",
+			       "workload.migrate_to=1", "workload.migrate_at_s=1"), 0);
+}
+
+/* arm64's TLBI keys on another flush engine are refused, naming the
+ * engine's line. */
+static void test_arm64_keys_need_arm64(void **state)
+{
+	(void)state;
+	refused(SMALL("machine.arm64_tlbi_range=true"),
+		"but flush_engine is x86-ipi (machine.flush_engine from builtin:small:");
+	refused(SMALL("machine.arm64_repeat_tlbi=true", "machine.flush_engine=x86-invlpgb"),
+		"machine.flush_engine: arm64_repeat_tlbi and arm64_tlbi_range");
+	assert_int_equal(SMALL("machine.flush_engine=arm64", "machine.arm64_tlbi_range=true"), 0);
+	assert_int_equal(SMALL("machine.arm64_tlbi_range=false"), 0);
+}
+
+/* An mTHP size key with a sign, a space or no digits is an unknown key,
+ * not a size "larger than a PMD". */
+static void test_thp_size_keys(void **state)
+{
+	(void)state;
+	static const char *const unknown[] = { "+64", " 64", "-64", "0x40", "", "99999999999999999999999" };
+	char a[160];
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		snprintf(a, sizeof(a), "transparent_hugepage.hugepages-%skB.enabled=always", unknown[i]);
+		refused(SMALL(a), "unknown key");
+	}
+	refused(SMALL("transparent_hugepage.hugepages-4096kB.enabled=always"),
+		"4096 kB is larger than a PMD");
+	refused(SMALL("transparent_hugepage.hugepages-48kB.enabled=always"),
+		"48 kB is not a power-of-two");
+	refused(SMALL("transparent_hugepage.hugepages-64kb.enabled=always"), "unknown key");
+	assert_int_equal(SMALL("transparent_hugepage.hugepages-64kB.enabled=always"), 0);
+}
+
+/* The scenario fuzzers' dictionary (tests/fuzz/scenario.dict) holds every
+ * key as a file writes it (a tunable's whole name, else the name after its
+ * section) and every section header: a key added without its dictionary
+ * entry would leave the fuzzers to find it by chance. Run from the
+ * repository's root (scripts/run-tests.sh). */
+static void test_fuzz_dictionary_has_every_key(void **state)
+{
+	(void)state;
+	FILE *f = fopen("tests/fuzz/scenario.dict", "r");
+	assert_non_null(f);
+	static char dict[1 << 16];
+	size_t n = fread(dict, 1, sizeof(dict) - 1, f);
+	fclose(f);
+	dict[n] = 0;
+	int missing = 0;
+	for (int k = 0; k < scenario_key_count(); k++) {
+		char buf[160], want[200];
+		const char *name = scenario_key_name(k, buf, sizeof(buf));
+		const char *section = scenario_key_section(k);
+		size_t sl = strlen(section);
+		if (!strncmp(name, section, sl) && name[sl] == '.')
+			name += sl + 1; /* SECTION.KEY is written KEY under [SECTION] */
+		snprintf(want, sizeof(want), "\n\"%s\"\n", name);
+		if (!strstr(dict, want)) {
+			print_message("tests/fuzz/scenario.dict lacks \"%s\"\n", name);
+			missing++;
+		}
+		snprintf(want, sizeof(want), "\"[%s]\"", section);
+		if (!strstr(dict, want)) {
+			print_message("tests/fuzz/scenario.dict lacks \"[%s]\"\n", section);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_times_below_one_ns),
+		cmocka_unit_test(test_node_list_grammar),
+		cmocka_unit_test(test_operation_takes_time),
+		cmocka_unit_test(test_migrate_keys_need_a_call),
+		cmocka_unit_test(test_arm64_keys_need_arm64),
+		cmocka_unit_test(test_thp_size_keys),
+		cmocka_unit_test(test_fuzz_dictionary_has_every_key),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
