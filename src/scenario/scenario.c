@@ -111,123 +111,123 @@ _Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount
 /* time keys' units, in ns (key_def.unit_ns) */
 #define UNIT_MS 1e6
 #define UNIT_S 1e9
-#define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false }
+#define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false, 0 }
 #define COST_DEF(f) \
-	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false },
-#define FRACTION(n, f) [K_##n] = { "workload", #f, KT_DOUBLE, OFF(w.f), 0, 1, false }
+	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false, 0 },
+#define FRACTION(n, f) [K_##n] = { "workload", #f, KT_DOUBLE, OFF(w.f), 0, 1, false, 0 }
 #define THP_SIZE(n, kb, order)                                                              \
 	[K_THP_##n] = { "tunables", "transparent_hugepage.hugepages-" #kb "kB.enabled",       \
-			KT_THP_SIZE, OFF(t.thp.size[order]), 0, 0, false }
+			KT_THP_SIZE, OFF(t.thp.size[order]), 0, 0, false, 0 }
 
 /* Bounds: topology counts may be 0 here so the validation can say "no
  * CPUs"; anything above 4096 would exceed NR_CPUS_MAX anyway.  Off-diagonal
  * SLIT distances must exceed 10 (ACPI: 10 means local) and fit in a byte
  * below 255 (unreachable).  hz is CONFIG_HZ (the tick must be >= 1 ns). */
 static const struct key_def keys[NR_KEYS] = {
-	[K_SOCKETS] = { "machine", "sockets", KT_INT, OFF(m.nr_sockets), 0, 4096, false },
+	[K_SOCKETS] = { "machine", "sockets", KT_INT, OFF(m.nr_sockets), 0, 4096, false, 0 },
 	MACHINE(NODES_PER_SOCKET, nodes_per_socket, 0, 4096),
 	MACHINE(CORES_PER_NODE, cores_per_node, 0, 4096),
 	MACHINE(THREADS_PER_CORE, threads_per_core, 0, 4096),
-	[K_CPUS] = { "machine", "cpus", KT_INT, OFF(cpus), 1, 1 << 30, false },
+	[K_CPUS] = { "machine", "cpus", KT_INT, OFF(cpus), 1, 1 << 30, false, 0 },
 	[K_MEM_PER_NODE] = { "machine", "mem_per_node_gib", KT_GIB_TO_MIB, OFF(m.mem_per_node_mib),
-			     0, 1 << 30, true },
-	[K_FLUSH_ENGINE] = { "machine", "flush_engine", KT_ENGINE, OFF(m.engine), 0, 0, false },
+			     0, 1 << 30, true, 0 },
+	[K_FLUSH_ENGINE] = { "machine", "flush_engine", KT_ENGINE, OFF(m.engine), 0, 0, false, 0 },
 	MACHINE(TLB_ENTRIES, tlb_entries, 1, 1 << 24),
 	MACHINE(HZ, hz, 1, 100000),
-	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true },
-	[K_MEM_BW] = { "machine", "mem_bw_gbs", KT_DOUBLE, OFF(m.mem_bw_gbs), 0, 1e6, false },
-	[K_LINK_BW] = { "machine", "link_bw_gbs", KT_DOUBLE, OFF(m.link_bw_gbs), 0, 1e6, false },
+	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true, 0 },
+	[K_MEM_BW] = { "machine", "mem_bw_gbs", KT_DOUBLE, OFF(m.mem_bw_gbs), 0, 1e6, false, 0 },
+	[K_LINK_BW] = { "machine", "link_bw_gbs", KT_DOUBLE, OFF(m.link_bw_gbs), 0, 1e6, false, 0 },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
-			    0, 0, false },
+			    0, 0, false, 0 },
 	[K_TLBI_RANGE] = { "machine", "arm64_tlbi_range", KT_BOOL, OFF(m.arm64_tlbi_range),
-			   0, 0, false },
+			   0, 0, false, 0 },
 	[K_DIST_SAME] = { "machine", "distance_same_socket", KT_INT, OFF(distance_same_socket),
-			  11, 254, false },
+			  11, 254, false, 0 },
 	[K_DIST_REMOTE] = { "machine", "distance_remote", KT_INT, OFF(distance_remote),
-			    11, 254, false },
+			    11, 254, false, 0 },
 	COST_FIELDS(COST_DEF)
 	[K_NUMA_BALANCING] = { "tunables", "kernel.numa_balancing", KT_INT, OFF(t.numa_balancing),
-			       0, 3, false },
+			       0, 3, false, 0 },
 	[K_SCAN_DELAY] = { "tunables", "numa_balancing.scan_delay_ms", KT_UINT,
-			   OFF(t.scan_delay_ms), 0, 1e9, false },
+			   OFF(t.scan_delay_ms), 0, 1e9, false, 0 },
 	[K_SCAN_MIN] = { "tunables", "numa_balancing.scan_period_min_ms", KT_UINT,
-			 OFF(t.scan_period_min_ms), 1, 1e9, false },
+			 OFF(t.scan_period_min_ms), 1, 1e9, false, 0 },
 	[K_SCAN_MAX] = { "tunables", "numa_balancing.scan_period_max_ms", KT_UINT,
-			 OFF(t.scan_period_max_ms), 1, 1e9, false },
+			 OFF(t.scan_period_max_ms), 1, 1e9, false, 0 },
 	[K_SCAN_SIZE] = { "tunables", "numa_balancing.scan_size_mb", KT_UINT,
-			  OFF(t.scan_size_mb), 1, 1 << 24, false },
+			  OFF(t.scan_size_mb), 1, 1 << 24, false, 0 },
 	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
-			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false },
+			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false, 0 },
 	/* /sys/kernel/mm/transparent_hugepage/ by their file names */
 	[K_THP_ENABLED] = { "tunables", "transparent_hugepage.enabled", KT_THP_ENABLED,
-			    OFF(t.thp.enabled), 0, 0, false },
+			    OFF(t.thp.enabled), 0, 0, false, 0 },
 	[K_THP_DEFRAG] = { "tunables", "transparent_hugepage.defrag", KT_THP_DEFRAG,
-			   OFF(t.thp.defrag), 0, 0, false },
+			   OFF(t.thp.defrag), 0, 0, false, 0 },
 	THP_SIZE(16K, 16, 2), THP_SIZE(32K, 32, 3), THP_SIZE(64K, 64, 4), THP_SIZE(128K, 128, 5),
 	THP_SIZE(256K, 256, 6), THP_SIZE(512K, 512, 7), THP_SIZE(1M, 1024, 8), THP_SIZE(2M, 2048, 9),
-	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, MAX_PROCESSES, false },
-	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false },
-	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true },
+	[K_PROCESSES] = { "workload", "processes", KT_INT, OFF(w.processes), 1, MAX_PROCESSES, false, 0 },
+	[K_THREADS] = { "workload", "threads", KT_INT, OFF(w.threads), 1, 4096, false, 0 },
+	[K_MEMORY] = { "workload", "memory_gib", KT_DOUBLE, OFF(w.memory_gib), 0, 1 << 30, true, 0 },
 	FRACTION(PRIVATE_FRACTION, private_fraction),
 	FRACTION(PRIVATE_SHARE, private_access_share),
 	FRACTION(HOT_FRACTION, hot_fraction),
 	FRACTION(HOT_SHARE, hot_access_share),
-	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, false },
+	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, false, 0 },
 	[K_SHARED_FT] = { "workload", "shared_first_touch", KT_FIRST_TOUCH,
-			  OFF(w.shared_first_touch), 0, 0, false },
+			  OFF(w.shared_first_touch), 0, 0, false, 0 },
 	[K_PRIVATE_FT] = { "workload", "private_first_touch", KT_FIRST_TOUCH,
-			   OFF(w.private_first_touch), 0, 0, false },
-	[K_MAP_SHARED] = { "workload", "map_shared", KT_BOOL, OFF(w.map_shared), 0, 0, false },
-	[K_MAIN_WORKS] = { "workload", "main_thread_works", KT_BOOL, OFF(w.main_thread_works), 0, 0, false },
-	[K_SPREAD_SHARED] = { "workload", "spread_shared", KT_BOOL, OFF(w.spread_shared), 0, 0, false },
-	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false },
-	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false },
+			   OFF(w.private_first_touch), 0, 0, false, 0 },
+	[K_MAP_SHARED] = { "workload", "map_shared", KT_BOOL, OFF(w.map_shared), 0, 0, false, 0 },
+	[K_MAIN_WORKS] = { "workload", "main_thread_works", KT_BOOL, OFF(w.main_thread_works), 0, 0, false, 0 },
+	[K_SPREAD_SHARED] = { "workload", "spread_shared", KT_BOOL, OFF(w.spread_shared), 0, 0, false, 0 },
+	[K_VMA_MIB] = { "workload", "vma_mib", KT_UINT, OFF(w.vma_mib), 0, 1 << 30, false, 0 },
+	[K_BIND] = { "workload", "bind", KT_BIND, OFF(w.bind), 0, 0, false, 0 },
 	[K_RUN_MS] = { "workload", "run_ms", KT_DOUBLE, OFF(w.run_ms), 0, 1e9, false, UNIT_MS },
 	[K_SLEEP_MS] = { "workload", "sleep_ms", KT_DOUBLE, OFF(w.sleep_ms), 0, 1e9, false, UNIT_MS },
-	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false },
-	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false },
-	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true },
-	[K_WORK] = { "workload", "work_mops", KT_DOUBLE, OFF(w.work_mops), 0, 1e12, false },
-	[K_BYTES_PER_OP] = { "workload", "bytes_per_op", KT_DOUBLE, OFF(w.bytes_per_op), 1, 1 << 21, false },
-	[K_POLICY_IN_FORCE] = { "workload", "policy_in_force", KT_BOOL, OFF(w.policy_in_force), 0, 0, false },
-	[K_NB_BIND] = { "workload", "numa_balancing_bind", KT_BOOL, OFF(w.numa_balancing_bind), 0, 0, false },
-	[K_EAT_NODE] = { "workload", "eat_node", KT_INT, OFF(w.eat_node), -1, 63, false },
-	[K_EAT_GIB] = { "workload", "eat_gib", KT_DOUBLE, OFF(w.eat_gib), 0, 1 << 30, false },
-	[K_MCALL] = { "workload", "migrate_call", KT_MCALL, OFF(w.migrate_call), 0, 0, false },
-	[K_MPROC] = { "workload", "migrate_process", KT_INT, OFF(w.migrate_process), 0, 4095, false },
-	[K_MFROM] = { "workload", "migrate_from", KT_INT, OFF(w.migrate_from), 0, 63, false },
-	[K_MTO] = { "workload", "migrate_to", KT_INT, OFF(w.migrate_to), 0, 63, false },
+	[K_ACCESS] = { "workload", "access", KT_ACCESS, OFF(w.access), 0, 0, false, 0 },
+	[K_ACCESS_SHAPE] = { "workload", "access_shape", KT_DOUBLE, OFF(w.access_shape), 0, 1e12, false, 0 },
+	[K_ACCESS_SET] = { "workload", "access_set", KT_DOUBLE, OFF(w.access_set), 0, 1, true, 0 },
+	[K_WORK] = { "workload", "work_mops", KT_DOUBLE, OFF(w.work_mops), 0, 1e12, false, 0 },
+	[K_BYTES_PER_OP] = { "workload", "bytes_per_op", KT_DOUBLE, OFF(w.bytes_per_op), 1, 1 << 21, false, 0 },
+	[K_POLICY_IN_FORCE] = { "workload", "policy_in_force", KT_BOOL, OFF(w.policy_in_force), 0, 0, false, 0 },
+	[K_NB_BIND] = { "workload", "numa_balancing_bind", KT_BOOL, OFF(w.numa_balancing_bind), 0, 0, false, 0 },
+	[K_EAT_NODE] = { "workload", "eat_node", KT_INT, OFF(w.eat_node), -1, 63, false, 0 },
+	[K_EAT_GIB] = { "workload", "eat_gib", KT_DOUBLE, OFF(w.eat_gib), 0, 1 << 30, false, 0 },
+	[K_MCALL] = { "workload", "migrate_call", KT_MCALL, OFF(w.migrate_call), 0, 0, false, 0 },
+	[K_MPROC] = { "workload", "migrate_process", KT_INT, OFF(w.migrate_process), 0, 4095, false, 0 },
+	[K_MFROM] = { "workload", "migrate_from", KT_INT, OFF(w.migrate_from), 0, 63, false, 0 },
+	[K_MTO] = { "workload", "migrate_to", KT_INT, OFF(w.migrate_to), 0, 63, false, 0 },
 	[K_MAT] = { "workload", "migrate_at_s", KT_DOUBLE, OFF(w.migrate_at_s), 0, 1e9, false, UNIT_S },
 	[K_MEVERY] = { "workload", "migrate_every_s", KT_DOUBLE, OFF(w.migrate_every_s), 0, 1e9, false, UNIT_S },
-	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false },
+	[K_MBACK] = { "workload", "migrate_back_and_forth", KT_BOOL, OFF(w.migrate_back_and_forth), 0, 0, false, 0 },
 	[K_PHASE_EVERY] = { "workload", "phase_every_s", KT_DOUBLE, OFF(w.phase_every_s), 0, 1e9, false, UNIT_S },
-	[K_PHASE_SHIFT] = { "workload", "phase_shift", KT_INT, OFF(w.phase_shift), 0, MAX_PROCESSES, false },
+	[K_PHASE_SHIFT] = { "workload", "phase_shift", KT_INT, OFF(w.phase_shift), 0, MAX_PROCESSES, false, 0 },
 	[K_MADV_COLD_EVERY] = { "workload", "madvise_cold_every_ms", KT_DOUBLE,
 				OFF(w.madvise_cold_every_ms), 0, 1e9, false, UNIT_MS },
 	[K_MADV_COLD_KIB] = { "workload", "madvise_cold_kib", KT_UINT, OFF(w.madvise_cold_kib), 4,
-			      1u << 30, false },
+			      1u << 30, false, 0 },
 	[K_MADV_DONTNEED_EVERY] = { "workload", "madvise_dontneed_every_ms", KT_DOUBLE,
 				    OFF(w.madvise_dontneed_every_ms), 0, 1e9, false, UNIT_MS },
 	[K_MADV_DONTNEED_KIB] = { "workload", "madvise_dontneed_kib", KT_UINT,
-				  OFF(w.madvise_dontneed_kib), 4, 1u << 30, false },
-	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false },
+				  OFF(w.madvise_dontneed_kib), 4, 1u << 30, false, 0 },
+	[K_MADV_HUGEPAGE] = { "workload", "madv_hugepage", KT_MADV, OFF(w.madv_hugepage), 0, 0, false, 0 },
 	FRACTION(THP_PARTIAL, thp_partial),
 	[K_THP_PARTIAL_OP] = { "workload", "thp_partial_op", KT_PARTIAL_OP, OFF(w.thp_partial_op),
-			       0, 0, false },
+			       0, 0, false, 0 },
 	[K_THP_PARTIAL_PATTERN] = { "workload", "thp_partial_pattern", KT_PARTIAL_PATTERN,
-				    OFF(w.thp_partial_pattern), 0, 0, false },
-	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false },
+				    OFF(w.thp_partial_pattern), 0, 0, false, 0 },
+	[K_KERNEL] = { "kernel", "name", KT_KERNEL, OFF(kernel), 0, 0, false, 0 },
 	/* 1 ms to a day: below, nothing happens (not even a tick at the
 	 * default hz); above, the per-second series alone grow past what a
 	 * run can use (1e9 s reserved 37 GiB) */
 	[K_DURATION] = { "run", "duration_s", KT_DOUBLE, OFF(duration_s), MIN_DURATION_S, MAX_DURATION_S, false, UNIT_S },
-	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false },
+	[K_SEED] = { "run", "seed", KT_SEED, OFF(seed), 0, 0, false, 0 },
 	/* echo 1 > /proc/sys/vm/compact_memory this often (0: never) */
 	[K_COMPACT_EVERY] = { "run", "compact_memory_every_s", KT_DOUBLE, OFF(compact_every_s),
 			      0, 1e9, false, UNIT_S },
 	/* every hint fault one by one (--exact), or a private slice's quiet
 	 * faults aggregated (docs/model.md 3.3a) */
-	[K_EXACT] = { "run", "exact", KT_BOOL, OFF(exact), 0, 0, false },
+	[K_EXACT] = { "run", "exact", KT_BOOL, OFF(exact), 0, 0, false, 0 },
 };
 
 static const char *const sections[] = { "machine", "costs", "tunables", "workload", "kernel", "run" };
@@ -705,7 +705,17 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (p->section_bad)
 		return 1; /* reported at the section header */
 	if (!*section) {
-		perr(p, name, "key outside any section (put it under [machine], [workload], ...)");
+		/* a scenario's key: say where it goes. Anything else before the
+		 * first [section] is a file that is no scenario (/etc/shadow's
+		 * "root:..."): its text is not repeated. */
+		for (int k = 0; k < NR_KEYS; k++)
+			if (!strcmp(keys[k].name, name)) {
+				perr(p, name, "key outside any section (put it under [%s])",
+				     keys[k].section);
+				return 0;
+			}
+		perr(p, NULL, "not a scenario file: a line before any [section] that is not a "
+		     "scenario's key (its text is not shown)");
 		return 0;
 	}
 	int k = key_in_section(section, name);

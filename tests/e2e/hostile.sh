@@ -497,6 +497,13 @@ for kb in +64 ' 64' -64 0x40 99999999999999999999999; do
     expect "thp_key_$(printf %q "$kb")" "--set: transparent_hugepage.hugepages-${kb}kB.enabled: unknown key" \
         run small --set "transparent_hugepage.hugepages-${kb}kB.enabled=always" $J
 done
+# a file that is no scenario: its first line is not repeated (run /etc/shadow
+# quoted "root", the key before the first ':')
+expect run_passwd "/etc/passwd:1: not a scenario file" run /etc/passwd $J
+nosecret run_passwd
+printf 'TOPSECRET_TOKEN: abc\n[machine]\n' >"$cases/token.ini"
+expect run_token "token.ini:1: not a scenario file" run "$cases/token.ini" $J
+nosecret run_token
 # verify sets the seed and the length itself: a --set of either was ignored
 expect verify_set_seed "--set: verify runs seeds S .. S+N-1: use --seed S" verify small --set run.seed=5
 expect verify_set_duration "--set: verify sets each run's length: use --duration S" \
