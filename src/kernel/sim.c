@@ -427,7 +427,7 @@ int sim_run(struct sim *s)
 				.unfinished = true,
 			});
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
-			double ns = (double)(s->end_ns - p->exec_start);
+			double ns = s->end_ns > p->exec_start ? (double)(s->end_ns - p->exec_start) : 0;
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;
 			s->task_node_run_ns[(size_t)i * (size_t)s->m.nr_nodes +
 					    (size_t)s->cpus[p->cpu].node] += ns;

@@ -288,6 +288,8 @@ void madvise_timer(struct sim *s, uint32_t id, uint64_t now)
 	int i = (int)(id - m->timer_first);
 	struct madvise_caller *c = &m->c[i];
 	struct mm_struct *mm = c->task.mm;
+	if (!mm->nr_vmas)
+		return; /* nothing mapped to advise (the scenario's memory check refuses this) */
 	/* the caller runs where the process's thread 1 (or 0) is */
 	const struct task_struct *t = NULL;
 	for (int k = 0; k < s->nr_tasks; k++)

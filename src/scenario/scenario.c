@@ -113,7 +113,7 @@ _Static_assert(MAX_PROCESSES <= PAGE_MAPCOUNT_MAX, "struct page_state's mapcount
 #define UNIT_S 1e9
 #define MACHINE(n, f, lo, hi) [K_##n] = { "machine", #f, KT_INT, OFF(m.f), lo, hi, false, 0 }
 #define COST_DEF(f) \
-	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e12, false, 0 },
+	[K_COST_##f] = { "costs", #f, KT_DOUBLE, OFF(m.cost.f), 0, 1e9, false, 0 },
 #define FRACTION(n, f) [K_##n] = { "workload", #f, KT_DOUBLE, OFF(w.f), 0, 1, false, 0 }
 #define THP_SIZE(n, kb, order)                                                              \
 	[K_THP_##n] = { "tunables", "transparent_hugepage.hugepages-" #kb "kB.enabled",       \
@@ -172,7 +172,7 @@ static const struct key_def keys[NR_KEYS] = {
 	FRACTION(PRIVATE_SHARE, private_access_share),
 	FRACTION(HOT_FRACTION, hot_fraction),
 	FRACTION(HOT_SHARE, hot_access_share),
-	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, false, 0 },
+	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, true, 0 },
 	[K_SHARED_FT] = { "workload", "shared_first_touch", KT_FIRST_TOUCH,
 			  OFF(w.shared_first_touch), 0, 0, false, 0 },
 	[K_PRIVATE_FT] = { "workload", "private_first_touch", KT_FIRST_TOUCH,
@@ -1233,12 +1233,15 @@ static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 		return vfail_keys(sc, ka, 2, err, errlen,
 			     "access = %s needs access_shape > 0 (normal: the standard deviation "
 			     "in pages; pareto: alpha)", access_pattern_names[sc->w.access]);
-	/* op_ns = cpu_ns_per_op + the touches' latency, every latency a
-	 * multiple of dram_local_ns: both 0 make an operation take no time */
-	static const int kt[] = { K_CPU_NS, K_COST_dram_local_ns };
-	if (!(sc->w.cpu_ns_per_op > 0) && !(sc->m.cost.dram_local_ns > 0))
-		return vfail_keys(sc, kt, 2, err, errlen, "an operation would take no time: "
-				  "cpu_ns_per_op or costs.dram_local_ns must be above 0");
+	/* The bandwidth roofline slows a node's accesses by stretching their
+	 * latency until demand meets capacity (workload.c): with (nearly) no
+	 * latency to stretch, no stretch meets it. cpu_ns_per_op > 0 (its
+	 * range) keeps every operation's time, and so every rate, finite. */
+	static const int kb[] = { K_COST_dram_local_ns, K_MEM_BW, K_LINK_BW };
+	if ((sc->m.mem_bw_gbs > 0 || sc->m.link_bw_gbs > 0) && sc->m.cost.dram_local_ns < 1)
+		return vfail_keys(sc, kb, 3, err, errlen, "a bandwidth limit slows memory by "
+				  "stretching its latency: dram_local_ns must be at least 1 ns while "
+				  "machine.mem_bw_gbs or machine.link_bw_gbs is above 0 (0: unlimited)");
 	if (check_share(sc, K_PRIVATE_FRACTION, K_PRIVATE_SHARE, err, errlen))
 		return -1;
 	return check_share(sc, K_HOT_FRACTION, K_HOT_SHARE, err, errlen);
@@ -1305,12 +1308,21 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 			     "private pages in one VMA, which can keep only one policy in force: give "
 			     "shared_first_touch and private_first_touch the same policy");
 	}
-	/* the call's keys without the call do nothing; an explicit
-	 * 'migrate_call = none' (the no-call baseline of a scenario) may keep them */
+	/* the call's keys without the call do nothing: one given a value of
+	 * its own is refused; an explicit 'migrate_call = none' (the no-call
+	 * baseline of a scenario that has a call) may keep them */
 	static const int km[] = { K_MPROC, K_MFROM, K_MTO, K_MAT, K_MEVERY, K_MBACK };
+	struct workload_params d;
+	workload_defaults(&d);
+	const bool own[] = {
+		w->migrate_process != d.migrate_process, w->migrate_from != d.migrate_from,
+		w->migrate_to != d.migrate_to, w->migrate_at_s != d.migrate_at_s,
+		w->migrate_every_s != d.migrate_every_s,
+		w->migrate_back_and_forth != d.migrate_back_and_forth,
+	};
 	for (size_t i = 0; w->migrate_call == MCALL_NONE && !sc->origin[K_MCALL].seq &&
 			   i < ARRAY_SIZE(km); i++)
-		if (sc->origin[km[i]].seq)
+		if (sc->origin[km[i]].seq && own[i])
 			return vfail(sc, km[i], err, errlen, "there is no workload.migrate_call to "
 				     "apply it to (migrate_pages, move_pages or mbind)");
 	if (w->migrate_call != MCALL_NONE) {
@@ -1340,6 +1352,40 @@ static int check_policies(const struct scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
+/* The touches need pages to land on: a share of the touches sent to a kind
+ * of page (private or shared, hot or cold) that has none would vanish from
+ * the operation's time. Hot pages are drawn page by page
+ * (workload_page_hot): each region a thread touches must expect at least
+ * one page of each kind that takes touches. */
+static int check_regions(const struct scenario *sc, const struct mem_layout *l, char *err,
+			 size_t errlen)
+{
+	const struct workload_params *w = &sc->w;
+	static const int km[] = { K_MEMORY };
+	static const int kp[] = { K_PRIVATE_FRACTION, K_THREADS, K_MEMORY };
+	static const int kh[] = { K_HOT_FRACTION, K_HOT_SHARE, K_MEMORY, K_PRIVATE_FRACTION };
+	if (!l->slice && !l->shared)
+		return vfail_keys(sc, km, 1, err, errlen, "%g GiB is less than one 4 KiB page",
+				  w->memory_gib);
+	if (w->private_access_share > 0 && !l->slice)
+		return vfail_keys(sc, kp, 3, err, errlen, "private_fraction %g of %g GiB gives %d "
+				  "threads' slices no page, but private_access_share %g of the touches "
+				  "go to them", w->private_fraction, w->memory_gib, w->threads,
+				  w->private_access_share);
+	uint64_t least = l->slice && w->private_access_share > 0 ? l->slice : l->shared;
+	if (l->shared && w->private_access_share < 1 && l->shared < least)
+		least = l->shared;
+	if ((w->hot_access_share > 0 && w->hot_fraction * (double)least < 1) ||
+	    (w->hot_access_share < 1 && (1 - w->hot_fraction) * (double)least < 1))
+		return vfail_keys(sc, kh, 4, err, errlen, "hot_fraction %.12g leaves the %s pages of a "
+				  "%llu-page region less than one page, but hot_access_share %g sends "
+				  "touches there", w->hot_fraction,
+				  w->hot_access_share > 0 && w->hot_fraction * (double)least < 1 ? "hot"
+												 : "cold",
+				  (unsigned long long)least, w->hot_access_share);
+	return 0;
+}
+
 /* The memory check mirrors workload_build (workload/workload.c): region
  * sizes rounded up to whole PTE tables (2 MiB); the page allocator falls
  * back through the nodes, so only the machine's total (less a memory
@@ -1356,6 +1402,8 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 		return vfail(sc, K_EAT_GIB, err, errlen, "%g GiB but a node has %g GiB", w->eat_gib,
 			     node_gib);
 	mem_layout(w, &l);
+	if (check_regions(sc, &l, err, errlen))
+		return -1;
 	uint64_t procs = (uint64_t)w->processes;
 	uint64_t shared = l.shared * (w->map_shared ? 1 : procs), priv = l.priv * procs;
 	uint64_t total = shared + priv, cap = node_pages * (uint64_t)m->nr_nodes - eat;

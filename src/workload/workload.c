@@ -995,7 +995,14 @@ account_task(struct sim *s, struct task_struct *t, uint64_t now, double op, doub
 	     double target)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
-	double span = ns_to_double(now - t->acct_from); /* acct_from <= now */
+	/* A kernel path charged near the end may carry the clock past the
+	 * run's end (its cost is taken at once); the run's work stops there,
+	 * and a stretch already settled to the end adds nothing. */
+	if (now > s->duration_ns)
+		now = s->duration_ns;
+	if (now < t->acct_from)
+		now = t->acct_from;
+	double span = ns_to_double(now - t->acct_from);
 	double busy, stolen;
 	engine_account_delta(c, &busy, &stolen);
 	t->acct_from = now;

@@ -466,11 +466,26 @@ f=$(small_with tiny_period_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 100\nmadvise
 expect tiny_period_file "$f:$(grep -n '^madvise' "$f" | cut -d: -f1): workload.madvise_dontneed_every_ms: 1e-7 is below" \
     run "$f" $J
 # an operation that takes no time divided by zero: throughput -nan, exit 0
-expect op_takes_no_time "--set: costs.dram_local_ns: an operation would take no time" \
-    run small --set workload.cpu_ns_per_op=0 --set costs.dram_local_ns=0 $J
+expect op_takes_no_time "--set: workload.cpu_ns_per_op: 0 is out of range" \
+    run small --set workload.cpu_ns_per_op=0 $J
 f=$(small_with op_no_time_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 0')
-expect op_no_time_file "--set: costs.dram_local_ns: an operation would take no time: cpu_ns_per_op or costs.dram_local_ns must be above 0 (workload.cpu_ns_per_op from $f:$(grep -n '^cpu_ns' "$f" | cut -d: -f1))" \
-    run "$f" --set costs.dram_local_ns=0 $J
+expect op_no_time_file "$f:$(grep -n '^cpu_ns' "$f" | cut -d: -f1): workload.cpu_ns_per_op: 0 is out of range" run "$f" $J
+# the bandwidth stretch grew to inf with no latency to stretch (-nan)
+expect bw_no_latency "--set: costs.dram_local_ns: a bandwidth limit slows memory" \
+    run small --set costs.dram_local_ns=0 $J
+expect bw_no_latency_link "--set: machine.link_bw_gbs: a bandwidth limit slows memory by stretching its latency: dram_local_ns must be at least 1 ns while machine.mem_bw_gbs or machine.link_bw_gbs is above 0 (0: unlimited) (costs.dram_local_ns from --set" \
+    run small --set costs.dram_local_ns=0 --set machine.mem_bw_gbs=0 --set machine.link_bw_gbs=1 $J
+# a cost beyond 1 s per item carried the clock hours past the run's end
+expect cost_huge "--set: costs.sched_rq_scan_ns: 1e12 is out of range" run small --set costs.sched_rq_scan_ns=1e12 $J
+# touches sent to pages that do not exist (memory below a page crashed madvise)
+expect memory_below_page "--set: workload.memory_gib: 1e-09 GiB is less than one 4 KiB page" \
+    run small --set workload.memory_gib=1e-9 --set workload.madvise_cold_every_ms=10 $J
+expect slices_no_page "--set: workload.private_fraction: private_fraction 1e-09 of 1 GiB gives 16 threads' slices no page" \
+    run small --set workload.private_fraction=1e-9 $J
+expect hot_no_page "--set: workload.hot_access_share: hot_fraction 1e-09 leaves the hot pages" \
+    run small --set workload.hot_fraction=1e-9 --set workload.hot_access_share=1 $J
+expect cold_no_page "leaves the cold pages" \
+    run small --set workload.hot_fraction=0.9999999999 --set workload.hot_access_share=0 $J
 # node lists: one strict grammar for every policy key
 for v in 'bind:+0' 'bind: 0' 'bind:0 ,1' 'bind:0,' 'bind:,0' 'bind:1-0' 'bind:0x1' 'bind:64' \
          'interleave:0-+1' 'weighted:0=+1' 'weighted:0= 1' 'weighted:0=0' 'preferred:+1'; do
@@ -486,7 +501,7 @@ f=$(small_with nodes_twice_file 'private_first_touch *=' 'private_first_touch = 
 expect nodes_twice_file "$f:$(grep -n '^private_first' "$f" | cut -d: -f1): workload.private_first_touch: '1,0-1' names node 1 twice" run "$f" $J
 # keys that do nothing where they are given
 expect migrate_key_no_call "--set: workload.migrate_to: there is no workload.migrate_call" \
-    run small --set workload.migrate_to=1 $J
+    run small --set workload.migrate_to=0 $J
 f=$(small_with migrate_key_no_call_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 100\nmigrate_at_s = 2')
 expect migrate_key_no_call_file "$f:$(grep -n '^migrate_at' "$f" | cut -d: -f1): workload.migrate_at_s: there is no workload.migrate_call" run "$f" $J
 expect arm64_key_on_x86 "--set: machine.arm64_tlbi_range: arm64_repeat_tlbi and arm64_tlbi_range describe arm64's TLBI instructions, but flush_engine is x86-ipi (machine.flush_engine from builtin:small:13" \

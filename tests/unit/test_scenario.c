@@ -97,30 +97,58 @@ static void test_node_list_grammar(void **state)
 	}
 }
 
-/* An operation takes cpu_ns_per_op plus its touches' latency, every one a
- * multiple of dram_local_ns: both 0 is refused, either alone is fine. */
+/* An operation takes cpu_ns_per_op plus its touches' latency: 0 CPU time
+ * made the migration caller's operations 0/0 and, with touches on no
+ * page, every rate 1e9/0 (-nan throughput). */
 static void test_operation_takes_time(void **state)
 {
 	(void)state;
-	refused(SMALL("workload.cpu_ns_per_op=0", "costs.dram_local_ns=0"),
-		"costs.dram_local_ns: an operation would take no time");
-	/* the key set last is blamed, the other named with where it came from */
-	refused(SMALL("costs.dram_local_ns=0", "workload.cpu_ns_per_op=0"),
-		"workload.cpu_ns_per_op: an operation would take no time");
-	refused(SMALL("costs.dram_local_ns=0", "workload.cpu_ns_per_op=0"),
-		"(costs.dram_local_ns from --set)");
-	assert_int_equal(SMALL("workload.cpu_ns_per_op=0"), 0);
-	assert_int_equal(SMALL("costs.dram_local_ns=0"), 0);
+	refused(SMALL("workload.cpu_ns_per_op=0"), "workload.cpu_ns_per_op: 0 is out of range");
+	assert_int_equal(SMALL("workload.cpu_ns_per_op=1e-3"), 0);
 }
 
-/* The migration call's keys without a call do nothing: refused unless
- * migrate_call is given (none included: a scenario's no-call baseline). */
+/* The bandwidth roofline stretches latency: with none to stretch the
+ * stretch grew to inf (NaN throughput). The key set last is blamed, the
+ * others named with where they came from. */
+static void test_bandwidth_needs_latency(void **state)
+{
+	(void)state;
+	refused(SMALL("costs.dram_local_ns=0.5"), "costs.dram_local_ns: a bandwidth limit slows memory");
+	refused(SMALL("costs.dram_local_ns=0", "machine.link_bw_gbs=0"),
+		"machine.link_bw_gbs: a bandwidth limit");
+	refused(SMALL("costs.dram_local_ns=0", "machine.link_bw_gbs=0"), "costs.dram_local_ns from --set");
+	assert_int_equal(SMALL("costs.dram_local_ns=0", "machine.mem_bw_gbs=0", "machine.link_bw_gbs=0"), 0);
+	assert_int_equal(SMALL("costs.dram_local_ns=1"), 0);
+	refused(SMALL("costs.sched_rq_scan_ns=1e12"), "costs.sched_rq_scan_ns: 1e12 is out of range");
+}
+
+/* Every kind of page that takes touches has pages: memory below a page
+ * crashed madvise (no VMA), empty slices or hot/cold sets made their
+ * touches' time vanish. */
+static void test_touches_need_pages(void **state)
+{
+	(void)state;
+	refused(SMALL("workload.memory_gib=1e-9"), "workload.memory_gib: 1e-09 GiB is less than one 4 KiB page");
+	refused(SMALL("workload.private_fraction=1e-9"), "gives 16 threads' slices no page");
+	refused(SMALL("workload.hot_fraction=1e-9"), "leaves the hot pages of a 8192-page region less than one page");
+	refused(SMALL("workload.hot_fraction=0.99999999", "workload.hot_access_share=0.5"),
+		"leaves the cold pages of a 8192-page region");
+	assert_int_equal(SMALL("workload.hot_fraction=0.001"), 0); /* 8 of 8192 */
+	assert_int_equal(SMALL("workload.private_fraction=0.0001"), 0); /* a table per slice */
+	assert_int_equal(SMALL("workload.hot_fraction=1e-9", "workload.hot_access_share=0"), 0);
+}
+
+/* The migration call's keys without a call do nothing: a value other than
+ * the default is refused unless migrate_call is given (none included: a
+ * scenario's no-call baseline). */
 static void test_migrate_keys_need_a_call(void **state)
 {
 	(void)state;
-	refused(SMALL("workload.migrate_to=1"), "workload.migrate_to: there is no workload.migrate_call");
+	refused(SMALL("workload.migrate_to=0"), "workload.migrate_to: there is no workload.migrate_call");
 	refused(SMALL("workload.migrate_every_s=1"), "workload.migrate_every_s: there is no");
-	assert_int_equal(SMALL("workload.migrate_to=1", "workload.migrate_call=none"), 0);
+	assert_int_equal(SMALL("workload.migrate_to=0", "workload.migrate_call=none"), 0);
+	/* a default written out changes nothing and is taken */
+	assert_int_equal(SMALL("workload.migrate_to=1", "workload.migrate_from=0"), 0);
 	assert_int_equal(SMALL("workload.migrate_call=migrate_pages", "workload.migrate_from=0",
 			       "workload.migrate_to=1", "workload.migrate_at_s=1"), 0);
 }
@@ -199,6 +227,8 @@ int main(void)
 		cmocka_unit_test(test_times_below_one_ns),
 		cmocka_unit_test(test_node_list_grammar),
 		cmocka_unit_test(test_operation_takes_time),
+		cmocka_unit_test(test_bandwidth_needs_latency),
+		cmocka_unit_test(test_touches_need_pages),
 		cmocka_unit_test(test_migrate_keys_need_a_call),
 		cmocka_unit_test(test_arm64_keys_need_arm64),
 		cmocka_unit_test(test_thp_size_keys),

@@ -165,10 +165,14 @@ static void put_prev_task(struct sim *s, int cpu, struct task_struct *p, uint64_
 	task_bulk_catch_up(s, p, now, true);
 	flush_ledger_leave(s, cpu); /* its CPU time is read, then it leaves */
 	workload_account_task(s, p, now);
-	p->sum_exec_runtime += now - p->exec_start;
-	s->node_run_ns[cpu_to_node(s, cpu)] += (double)(now - p->exec_start);
+	/* the run's CPU time ends with the run, though a path charged near
+	 * the end may carry the clock past it (workload.c's account_task) */
+	uint64_t upto = now < s->duration_ns ? now : s->duration_ns;
+	uint64_t ran = upto > p->exec_start ? upto - p->exec_start : 0;
+	p->sum_exec_runtime += ran;
+	s->node_run_ns[cpu_to_node(s, cpu)] += (double)ran;
 	s->task_node_run_ns[(size_t)p->idx * (size_t)s->m.nr_nodes + (size_t)cpu_to_node(s, cpu)] +=
-		(double)(now - p->exec_start);
+		(double)ran;
 	p->exec_start = now;
 	timerq_cancel(&s->e.q, tick_timer_id(s, p->idx));
 	uint32_t sid = s->sched->timer_sleep + (uint32_t)p->idx;
