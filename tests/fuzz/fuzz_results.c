@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fuzz/fuzz_quiet.h"
 
 static char path[256];
 static char script[256];
@@ -24,29 +25,6 @@ static void setup(void)
 	if (fd >= 0) {
 		dup2(fd, STDOUT_FILENO); /* compare's tables */
 		close(fd);
-	}
-}
-
-/* compare's and plot's messages (one per bad input) would fill the log:
- * stderr goes to /dev/null around the calls, unless NUMASIM_FUZZ_VERBOSE
- * is set (to see a finding's report: run the harness on its input). */
-static int quiet_begin(void)
-{
-	if (getenv("NUMASIM_FUZZ_VERBOSE"))
-		return -1;
-	int saved = dup(STDERR_FILENO), fd = open("/dev/null", O_WRONLY);
-	if (saved >= 0 && fd >= 0)
-		dup2(fd, STDERR_FILENO);
-	if (fd >= 0)
-		close(fd);
-	return saved;
-}
-
-static void quiet_end(int saved)
-{
-	if (saved >= 0) {
-		dup2(saved, STDERR_FILENO);
-		close(saved);
 	}
 }
 

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep.h"
+#include "fuzz/fuzz_quiet.h"
 
 static char dir[256];
 static char last[400]; /* the last input's result file, removed before the next */
@@ -43,28 +44,6 @@ static void put(const char *name, const uint8_t *data, size_t size, char *path, 
 		abort();
 	fwrite(data, 1, size, f);
 	fclose(f);
-}
-
-/* As fuzz_results.c: collect's messages to /dev/null unless
- * NUMASIM_FUZZ_VERBOSE is set. */
-static int quiet_begin(void)
-{
-	if (getenv("NUMASIM_FUZZ_VERBOSE"))
-		return -1;
-	int saved = dup(STDERR_FILENO), fd = open("/dev/null", O_WRONLY);
-	if (saved >= 0 && fd >= 0)
-		dup2(fd, STDERR_FILENO);
-	if (fd >= 0)
-		close(fd);
-	return saved;
-}
-
-static void quiet_end(int saved)
-{
-	if (saved >= 0) {
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-	}
 }
 
 /* The manifest's own key and size, looked up as an array task would. */
