@@ -995,14 +995,7 @@ account_task(struct sim *s, struct task_struct *t, uint64_t now, double op, doub
 	     double target)
 {
 	struct cpu_acct *c = &s->e.acct[t->cpu];
-	/* A kernel path charged near the end may carry the clock past the
-	 * run's end (its cost is taken at once); the run's work stops there,
-	 * and a stretch already settled to the end adds nothing. */
-	if (now > s->duration_ns)
-		now = s->duration_ns;
-	if (now < t->acct_from)
-		now = t->acct_from;
-	double span = ns_to_double(now - t->acct_from);
+	double span = ns_to_double(now - t->acct_from); /* acct_from <= now */
 	double busy, stolen;
 	engine_account_delta(c, &busy, &stolen);
 	t->acct_from = now;
@@ -1040,8 +1033,20 @@ static double work_target(const struct sim *s)
 	return s->w.p.work_mops * 1e6;
 }
 
+/* A kernel path charged near the end may carry the clock past the run's
+ * end (its cost is taken at once), and a task may stop there: the run's
+ * work stops at the end, and a stretch already settled to it adds nothing
+ * (its start is at most the end too: __schedule). */
+static uint64_t within_run(const struct sim *s, const struct task_struct *t, uint64_t now)
+{
+	if (now > s->duration_ns)
+		now = s->duration_ns;
+	return now < t->acct_from ? t->acct_from : now;
+}
+
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now)
 {
+	now = within_run(s, t, now);
 	s->w.remote_ns += account_task(s, t, now, task_op_ns(s, t), local_op_ns(s), work_target(s));
 }
 

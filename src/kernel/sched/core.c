@@ -225,7 +225,7 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 	s->task_node_gen += next->cpu != cpu; /* set_task_cpu moved it here already */
 	next->cpu = cpu;
 	next->exec_start = now;
-	next->acct_from = now;
+	next->acct_from = now < s->duration_ns ? now : s->duration_ns; /* the run's time ends with it */
 	a->work_timer = act_timer_id(s, next->idx);
 	a->in_kernel = false;
 	engine_account_mark(a);
