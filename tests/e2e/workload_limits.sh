@@ -67,4 +67,18 @@ echo "ok: hot_fraction = 1"
 cmp -s "$work/a.json" "$work/b.json" || fail "--check changed the results"
 echo "ok: --check leaves the results alone"
 
+# --- costs at their maximum (1 s an item): a path charged near the end
+#     carries the clock past it, but the run's time ends with the run.  A
+#     1e12-ns rq scan once credited 24,000 CPU-s to a node of 8 CPUs in a
+#     3 s run and 35 G ops/s of throughput (issue 28) --------------------------
+out="$work/huge-cost.txt"
+"$NUMASIM" run small --duration 3 --set numa_balancing.scan_delay_ms=0 \
+    --set costs.sched_rq_scan_ns=1e9 --check >"$out" 2>"$work/huge.err" ||
+    fail "sched_rq_scan_ns=1e9: $(cat "$work/huge.err")"
+awk '/CPU-seconds run on node/ { if ($NF == "s" && $(NF-1) > 24.0005) bad = 1; n++ }
+     /^throughput:/ { if ($2 > 80e6) bad = 1; t++ }
+     END { exit !(n == 2 && t == 1 && !bad) }' "$out" ||
+    fail "a path past the end: $(grep -E 'CPU-seconds run|throughput' "$out")"
+echo "ok: the run's time ends with the run"
+
 echo "workload_limits: all cases passed"
