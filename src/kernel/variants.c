@@ -134,6 +134,7 @@ static void patch_mthp_numa(struct kernel_config *k)
 	k->prot_numa_refcount = false;
 }
 static void patch_arm64_pending_flush(struct kernel_config *k) { k->flush_pending_dsb_only = false; }
+static void patch_locality_reset(struct kernel_config *k) { k->numa_locality_reset = true; }
 
 static const struct patch_def patches[] = {
 	{ "single-folio-v1", "migrate_pages_batch: no TTU_BATCH_FLUSH when reason == MR_NUMA_MISPLACED", patch_single_folio_v1 },
@@ -147,6 +148,8 @@ static const struct patch_def patches[] = {
 	  patch_flush_side_naive },
 	{ "mthp-numa", "PTE-mapped large folios are scanned and migrated by hint faults (in every base from v6.10)", patch_mthp_numa },
 	{ "arm64-pending-flush", "4b634918384c (v6.16, also in stable 6.6.y/6.12.y): arm64 flush_tlb_batched_pending flushes the mm", patch_arm64_pending_flush },
+	{ "locality-reset", "e81ee0630837 (for v7.4, in stable 6.12.117): update_task_scan_period clears the fault locality when it slows down too",
+	  patch_locality_reset },
 };
 
 /* Every switch by field: `numasim kernels` shows the bases' (not the
@@ -169,7 +172,7 @@ static const struct switch_def switches[] = {
 	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
 	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
 	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
-	SW(compact_large_folios),
+	SW(compact_large_folios), SW(numa_locality_reset),
 	PATCH_SW(single_folio_v1), PATCH_SW(single_folio_v2), PATCH_SW(flush_side),
 	PATCH_SW(no_pending_check), PATCH_SW(pending_flag), PATCH_SW(flush_side_naive),
 };
@@ -267,6 +270,7 @@ static void clear_balancing_only(struct kernel_config *c)
 	c->huge_pmd_immediate_flush = false;
 	c->thp_numa_generic = false;
 	c->thp_migrate_refuse_shared = false;
+	c->numa_locality_reset = false;    /* update_task_scan_period: placement only */
 }
 
 bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b)

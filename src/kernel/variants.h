@@ -42,6 +42,8 @@ struct kernel_config {
 	bool migrate_split_deferred; /* 7262f208ca68 (v6.10): migrate_pages_batch splits a folio on the deferred list */
 	bool partially_mapped_flag;  /* v6.12: ... only if flagged partially mapped */
 	bool compact_large_folios;   /* v6.9: compaction migrates folios of order > 0 (below its target order) */
+	/* scheduler (NUMA balancing) */
+	bool numa_locality_reset;    /* e81ee0630837 (v7.4 [U]; stable 6.12.117): update_task_scan_period clears numa_faults_locality when it slows down too */
 	/* patches */
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */
 	bool single_folio_v2;        /* no TTU_BATCH_FLUSH for a lone small unshared folio */

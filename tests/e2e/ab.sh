@@ -47,6 +47,7 @@ same_off small v5.12 v5.15                        # numa_delay_mapping, flush_pe
 same_off small-arm64 v5.12 v5.15
 same_off small v7.3 v7.3+single-folio-v1          # single_folio_v1
 same_off small v6.4 v6.4+mthp-numa                # mthp_numa
+same_off small v7.3 v7.3+locality-reset           # numa_locality_reset
 # ... and kernels that differ elsewhere get runs of their own
 "$NUMASIM" ab small --kernels v6.3,v6.4 --pairs 1 --duration 1 >"$work/share.txt" 2>/dev/null ||
     fail "ab v6.3,v6.4 failed"

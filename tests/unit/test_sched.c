@@ -122,6 +122,46 @@ static void test_update_scan_period_after_a_sweep_respects_preferred_node(void *
 	assert_int_equal(p->numa_scan_period, task_scan_start(s, p));
 }
 
+/* ---- update_task_scan_period ----------------------------------------------------- */
+
+/* A placement that saw failed migrations doubles the period; then a
+ * placement whose faults are all private and local, none failed. */
+static void slow_down_then_settle(struct sim *s, struct task_struct *p)
+{
+	testsim_enter(s, p->idx, 100 * MS);
+	p->numa_scan_period = 1000;
+	p->numa_scan_period_max = 60000;
+	p->numa_faults_locality[1] = 100;
+	p->numa_faults_locality[2] = 10; /* failed migrations */
+	update_task_scan_period(s, p, 0, 100);
+	assert_int_equal(p->numa_scan_period, 2000);
+	p->numa_faults_locality[1] += 100;
+	update_task_scan_period(s, p, 0, 100);
+}
+
+static void test_scan_period_keeps_failed_migrations_without_locality_reset(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0);
+	/* v7.3 returns before the reset: the failures count again, and the
+	 * period doubles again although nothing failed since */
+	slow_down_then_settle(s, p);
+	assert_int_equal(p->numa_scan_period, 4000);
+	assert_int_equal(p->numa_faults_locality[2], 10);
+}
+
+static void test_scan_period_slows_down_once_with_locality_reset(void **state)
+{
+	struct sim *s = mk(state, "v7.3+locality-reset", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0);
+	/* e81ee0630837: the slow-down clears the counts too, so the next
+	 * placement (all private: ps_ratio 10) adds 3 slots of 200 ms */
+	slow_down_then_settle(s, p);
+	assert_int_equal(p->numa_scan_period, 2600);
+	assert_int_equal(p->numa_faults_locality[0] + p->numa_faults_locality[1] +
+				 p->numa_faults_locality[2], 0);
+}
+
 /* ---- placement once per sweep ---------------------------------------------------- */
 
 static void test_placement_runs_only_when_numa_scan_seq_changes(void **state)
@@ -303,6 +343,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_update_scan_period_resets_cross_node_move_of_faulted_task,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_update_scan_period_after_a_sweep_respects_preferred_node,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_keeps_failed_migrations_without_locality_reset,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_scan_period_slows_down_once_with_locality_reset,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_placement_runs_only_when_numa_scan_seq_changes, testsim_teardown),
 		cmocka_unit_test_teardown(test_task_numa_migrate_swaps_when_both_tasks_gain, testsim_teardown),

@@ -117,7 +117,14 @@ unsigned int task_scan_max(struct sim *s, struct task_struct *p)
 
 /* update_task_scan_period: slow down when faults are mostly private or
  * local, speed up when they are shared and remote; double on failed
- * migrations or no faults.  The code tests private/shared first. */
+ * migrations or no faults.  The code tests private/shared first.
+ *
+ * The slow-down path returned early, keeping the locality counts (and so
+ * the failed-migration count: every later placement doubled again) until
+ * e81ee0630837 "sched/fair: Reset NUMA fault locality after scan period
+ * update" (tip sched/core September 2026, for v7.4; Cc stable, in
+ * 6.12.117) sent it through the reset as well: numa_locality_reset, no
+ * base of ours has it, the locality-reset patch adds it. */
 void update_task_scan_period(struct sim *s, struct task_struct *p,
 			     unsigned long shared, unsigned long private)
 {
@@ -130,6 +137,9 @@ void update_task_scan_period(struct sim *s, struct task_struct *p,
 		p->numa_scan_period = doubled < p->numa_scan_period_max ? doubled
 									: p->numa_scan_period_max;
 		p->mm->numa_next_scan = jiffies(s) + msecs_to_jiffies(s, p->numa_scan_period);
+		if (s->k.numa_locality_reset)
+			p->numa_faults_locality[0] = p->numa_faults_locality[1] =
+				p->numa_faults_locality[2] = 0;
 		return;
 	}
 	long period_slot = (p->numa_scan_period + NUMA_PERIOD_SLOTS - 1) / NUMA_PERIOD_SLOTS;
