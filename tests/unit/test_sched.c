@@ -222,6 +222,99 @@ static void test_task_numa_migrate_refuses_move_beyond_imbalance_allowance(void 
 	assert_int_equal(s->st.numa_task_moves + s->st.numa_task_swaps, 0);
 }
 
+/* Give @p memory faults @n0 on node 0 and @n1 on node 1 (private). */
+static void faults_split(struct sim *s, struct task_struct *p, unsigned long n0, unsigned long n1)
+{
+	faults_on(s, p, 0, n0);
+	p->numa_faults[2 * (0 * s->m.nr_nodes + 1) + 1] = n1;
+	p->total_numa_faults = n0 + n1;
+}
+
+static void five_threads(struct sim *s)
+{
+	s->w.p.threads = 5;
+}
+
+/* The world with a fifth thread, queued on node 0: node 0 runs 3 tasks on
+ * 2 CPUs, node 1 runs 2 (fully busy), so moving a task from node 0 leaves
+ * the load no worse (maymove) while a swap is still allowed. */
+static struct sim *mk5(void **state)
+{
+	struct sim *s = testsim_new_cfg("v7.3", FLUSH_X86_IPI, five_threads);
+	*state = s;
+	assert_int_equal(s->sched->rq[0].nr_running + s->sched->rq[1].nr_running, 3);
+	assert_int_equal(s->sched->rq[2].nr_running + s->sched->rq[3].nr_running, 2);
+	return s;
+}
+
+/* p on node 0 prefers node 1 and has all its faults there (taskimp 1000). */
+static struct task_struct *numa_mover(struct sim *s)
+{
+	struct task_struct *p = task_on(s, 0);
+	faults_on(s, p, 1, 100);
+	sched_setnuma(s, p, 1);
+	testsim_enter(s, p->idx, 10 * MS);
+	return p;
+}
+
+static void test_task_numa_compare_prefers_partner_going_home(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = numa_mover(s);
+	struct task_struct *q = task_on(s, 2), *r = task_on(s, 3); /* both node 1 */
+	/* node 1 is fully busy: only a swap.  q (CPU 2, seen first) scores
+	 * 1000 and has no preferred node; r scores 1000 - 200 + 1/8 = 900 but
+	 * would go to its preferred node 0: 88cca72c9673 takes r although
+	 * 900 <= 1000 + SMALLIMP/2, and the search stops there */
+	faults_split(s, q, 50, 50);
+	faults_split(s, r, 40, 60);
+	sched_setnuma(s, r, 0);
+	assert_int_equal(task_numa_migrate(s, p), 0);
+	assert_int_equal(s->st.numa_task_swaps, 1);
+	assert_int_equal(p->cpu, 3);
+	assert_int_equal(r->cpu, 0);
+	assert_int_equal(q->cpu, 2);
+}
+
+static void test_task_numa_compare_search_goes_on_when_task_may_move(void **state)
+{
+	struct sim *s = mk5(state);
+	struct task_struct *p = numa_mover(s);
+	struct task_struct *r1 = task_on(s, 2), *r2 = task_on(s, 3);
+	/* both partners would go home to node 0: r1 (CPU 2) scores
+	 * 1000 + 0 + 1/8 = 1125, r2 2000 + 1/8 = 2250.  The task may also
+	 * move (moveimp 1000, below either), so the search does not stop at
+	 * r1 (a0f03b617c3b stops at a partner going home only when a swap is
+	 * the only way) and r2, better by more than SMALLIMP/2, wins */
+	faults_split(s, r1, 50, 50);
+	faults_split(s, r2, 100, 0);
+	sched_setnuma(s, r1, 0);
+	sched_setnuma(s, r2, 0);
+	assert_int_equal(task_numa_migrate(s, p), 0);
+	assert_int_equal(s->st.numa_task_swaps, 1);
+	assert_int_equal(p->cpu, 3);
+	assert_int_equal(r2->cpu, 0);
+	assert_int_equal(r1->cpu, 2);
+}
+
+static void test_task_numa_compare_partner_not_going_home_never_displaces_one_that_is(void **state)
+{
+	struct sim *s = mk5(state);
+	struct task_struct *p = numa_mover(s);
+	struct task_struct *r = task_on(s, 2), *q = task_on(s, 3);
+	/* r (CPU 2) goes home, 1125; q (CPU 3) has no preferred node and
+	 * scores 2000, yet is skipped: the search goes on past r (the task
+	 * may move) but only a partner also going home could replace it */
+	faults_split(s, r, 50, 50);
+	faults_split(s, q, 100, 0);
+	sched_setnuma(s, r, 0);
+	assert_int_equal(task_numa_migrate(s, p), 0);
+	assert_int_equal(s->st.numa_task_swaps, 1);
+	assert_int_equal(p->cpu, 2);
+	assert_int_equal(r->cpu, 0);
+	assert_int_equal(q->cpu, 3);
+}
+
 /* ---- wake-up placement ---------------------------------------------------------------- */
 
 static void test_wakeup_picks_idle_previous_cpu(void **state)
@@ -351,6 +444,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_placement_runs_only_when_numa_scan_seq_changes, testsim_teardown),
 		cmocka_unit_test_teardown(test_task_numa_migrate_swaps_when_both_tasks_gain, testsim_teardown),
 		cmocka_unit_test_teardown(test_task_numa_migrate_refuses_move_beyond_imbalance_allowance,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_compare_prefers_partner_going_home, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_compare_search_goes_on_when_task_may_move,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_compare_partner_not_going_home_never_displaces_one_that_is,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_picks_idle_previous_cpu, testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling,

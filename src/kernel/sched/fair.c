@@ -798,8 +798,26 @@ static void task_numa_assign(struct sim *s, struct task_numa_env *env, struct ta
 	env->best_imp = imp;
 }
 
+/* task_numa_compare's assignment and stop rule (a0f03b617c3b, v5.7): the
+ * search ends once a move may go to an idle CPU, or, when only a swap may
+ * do (!maymove), once the best partner heads to its own preferred node. */
+static bool task_numa_compare_assign(struct sim *s, struct task_numa_env *env,
+				     struct task_struct *cur, long imp, bool maymove)
+{
+	task_numa_assign(s, env, cur, imp);
+	if (maymove && !cur && env->best_cpu >= 0 && available_idle_cpu(s, env->best_cpu))
+		return true;
+	return !maymove && env->best_task && env->best_task->numa_preferred_nid == env->src_nid;
+}
+
 /* task_numa_compare: is moving to, or swapping with the task on,
- * env->dst_cpu better than the best so far?  True: stop searching. */
+ * env->dst_cpu better than the best so far?  True: stop searching.
+ * Follows v6.12 (identical in v6.1 and the 6.19 copies), whose swap rules
+ * from 88cca72c9673 (v5.7) every base has: a partner that would not go to
+ * its preferred node never displaces a best one that would, and one that
+ * would displaces a best one that would not, whatever the scores.  Left
+ * out: the kernel's re-check that the chosen CPU is still idle (nothing
+ * runs between the search's steps here). */
 static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long taskimp,
 			      long groupimp, bool maymove)
 {
@@ -811,11 +829,15 @@ static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long tas
 	if (cur == p)
 		return true;
 	if (!cur) {
-		if (maymove && moveimp >= env->best_imp)
-			task_numa_assign(s, env, NULL, moveimp);
-		return maymove && env->best_cpu >= 0 && !env->best_task;
+		if (!maymove || moveimp < env->best_imp)
+			return false;
+		return task_numa_compare_assign(s, env, NULL, moveimp, maymove);
 	}
 	if (!task_allowed(cur, env->src_cpu))
+		return false;
+	bool cur_goes_home = cur->numa_preferred_nid == env->src_nid;
+	bool best_goes_home = env->best_task && env->best_task->numa_preferred_nid == env->src_nid;
+	if (best_goes_home && !cur_goes_home)
 		return false;
 	if (cur->numa_group == p->numa_group) {
 		/* no swap inside a group while the destination has room
@@ -832,17 +854,17 @@ static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long tas
 	}
 	if (cur->numa_preferred_nid == env->dst_nid)
 		imp -= imp / 16;
-	else if (cur->numa_preferred_nid == env->src_nid)
+	else if (cur_goes_home)
 		imp += imp / 8;
-	if (maymove && moveimp > imp && moveimp > env->best_imp) {
-		task_numa_assign(s, env, NULL, moveimp);
-		return false;
-	}
-	if (imp < SMALLIMP || imp <= env->best_imp + SMALLIMP / 2)
+	if (maymove && moveimp > imp && moveimp > env->best_imp)
+		return task_numa_compare_assign(s, env, NULL, moveimp, maymove);
+	/* a partner going home beats a best one that is not, skipping the
+	 * SMALLIMP test (and the kernel's load test) */
+	if (!(env->best_task && cur_goes_home && !best_goes_home) &&
+	    (imp < SMALLIMP || imp <= env->best_imp + SMALLIMP / 2))
 		return false;
 	/* equal loads: a swap never unbalances the nodes */
-	task_numa_assign(s, env, cur, imp);
-	return cur->numa_preferred_nid == env->src_nid;
+	return task_numa_compare_assign(s, env, cur, imp, maymove);
 }
 
 /* task_numa_find_cpu: may the task move to the destination node, and to
