@@ -102,6 +102,7 @@ static void base_v7_3(struct kernel_config *k)
 {
 	base_v6_12(k);
 	k->lazy_mm_cpumask = true;         /* 209954cbc7d0, 6db2526c1d69: v6.14 */
+	k->degrades_locality_signed = true; /* c3856c9ce6b8, v6.14 */
 	k->maybe_mapped_shared = true;     /* v6.15 */
 	k->base_slice_700us = true;        /* 2ae891b82695, v6.15 */
 	k->x86_invlpgb = true;             /* v6.15 */
@@ -172,7 +173,7 @@ static const struct switch_def switches[] = {
 	SW(prot_numa_refcount), SW(maybe_mapped_shared), SW(pmd_prot_numa_checks),
 	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
 	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
-	SW(compact_large_folios), SW(numa_locality_reset),
+	SW(compact_large_folios), SW(degrades_locality_signed), SW(numa_locality_reset),
 	PATCH_SW(single_folio_v1), PATCH_SW(single_folio_v2), PATCH_SW(flush_side),
 	PATCH_SW(no_pending_check), PATCH_SW(pending_flag), PATCH_SW(flush_side_naive),
 };

@@ -43,6 +43,7 @@ struct kernel_config {
 	bool partially_mapped_flag;  /* v6.12: ... only if flagged partially mapped */
 	bool compact_large_folios;   /* v6.9: compaction migrates folios of order > 0 (below its target order) */
 	/* scheduler (NUMA balancing) */
+	bool degrades_locality_signed; /* c3856c9ce6b8 (v6.14): migrate_degrades_locality returns src - dst weight; equal weights leave it to task_hot */
 	bool numa_locality_reset;    /* e81ee0630837 (v7.4 [U]; stable 6.12.117): update_task_scan_period clears numa_faults_locality when it slows down too */
 	/* patches */
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */

@@ -342,6 +342,55 @@ static void test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling(void **st
 	assert_int_equal(select_task_rq_fair(s, p, 2, 2), 3);
 }
 
+/* ---- load balancing: migrate_degrades_locality -------------------------------------- */
+
+/* The five-thread world on @kernel; the task queued on node 0 gets memory
+ * faults @n0 and @n1 on the two nodes (no preferred node, so the weights
+ * decide) and last ran @ago ns before @now.  Then CPU 3 (node 1) goes
+ * idle: its newly-idle balance may pull the queued task across the NUMA
+ * level, the first try (nr_balance_failed 0 <= cache_nice_tries), so a
+ * hot task stays.  Returns whether it was pulled. */
+static bool newidle_pulls_queued_task(void **state, const char *kernel, unsigned long n0,
+				      unsigned long n1, uint64_t ago)
+{
+	struct sim *s = testsim_new_cfg(kernel, FLUSH_X86_IPI, five_threads);
+	*state = s;
+	const uint64_t now = 100 * MS;
+	struct task_struct *q = cpu_rq(s, 0)->head ? cpu_rq(s, 0)->head : cpu_rq(s, 1)->head;
+	assert_non_null(q);
+	assert_int_equal(cpu_to_node(s, q->cpu), 0);
+	assert_int_equal(q->numa_preferred_nid, NUMA_NO_NODE);
+	faults_split(s, q, n0, n1);
+	q->exec_start = now - ago;
+	testsim_enter(s, task_on(s, 3)->idx, now);
+	sched_block_task(s, task_on(s, 3), now, UINT64_MAX);
+	return q->cpu == 3;
+}
+
+static void test_balance_keeps_task_whose_faults_are_on_the_source(void **state)
+{
+	/* cold (ran 50 ms ago), but 100% of its faults on node 0: moving it
+	 * degrades locality, so it counts as hot */
+	assert_false(newidle_pulls_queued_task(state, "v7.3", 100, 0, 50 * MS));
+}
+
+static void test_balance_pulls_task_whose_faults_are_on_the_destination(void **state)
+{
+	/* hot (ran 0.1 ms ago), but its faults are on node 1: moving it
+	 * improves locality, so cache hotness is not asked */
+	assert_true(newidle_pulls_queued_task(state, "v7.3", 0, 100, MS / 10));
+}
+
+static void test_balance_equal_fault_weights_before_and_after_v6_14(void **state)
+{
+	/* equal weights, a hot task: v6.12's `dst < src` is false, which
+	 * counts as improving (pulled); v6.14's `src - dst` is 0, so cache
+	 * hotness decides (stays) */
+	assert_true(newidle_pulls_queued_task(state, "v6.12", 50, 50, MS / 10));
+	testsim_teardown(state);
+	assert_false(newidle_pulls_queued_task(state, "v7.3", 50, 50, MS / 10));
+}
+
 /* ---- x86 context switch ------------------------------------------------------------ */
 
 static void test_switch_back_to_flushed_mm_from_lazy_flushes(void **state)
@@ -452,6 +501,12 @@ int main(void)
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_picks_idle_previous_cpu, testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_balance_keeps_task_whose_faults_are_on_the_source,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_balance_pulls_task_whose_faults_are_on_the_destination,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_balance_equal_fault_weights_before_and_after_v6_14,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_switch_back_to_flushed_mm_from_lazy_flushes, testsim_teardown),
 		cmocka_unit_test_teardown(test_switch_back_to_current_mm_from_lazy_does_not_flush,

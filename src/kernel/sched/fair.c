@@ -1384,9 +1384,19 @@ static bool find_busiest_group(struct sim *s, struct lb_env *env, struct sg_stat
 	return env->imbalance > 0;
 }
 
-/* migrate_degrades_locality: +1 if moving @p from @src to @dst takes it
- * off its preferred node (or the fault weights say so), -1 if towards it,
- * 0 if undecided (then cache hotness decides). */
+/* migrate_degrades_locality: +1 if moving @p from @src to @dst degrades
+ * its NUMA locality (the task counts as cache-hot), -1 if it improves it
+ * (not hot), 0 if locality has no say (cache hotness decides).  Follows
+ * v6.12 (the same in v6.1; c3856c9ce6b8, v6.14, recast it as a signed
+ * weight difference):
+ * - off its preferred node: +1 while its runqueue runs tasks that are not
+ *   on their preferred node, else 0; towards it: -1;
+ * - an idle destination (CPU_IDLE, not newly idle: 739294fb03f5, v4.13):
+ *   0, leaving a CPU idle is worse than degrading locality;
+ * - otherwise the group's fault weights (the task's without a group) on
+ *   the two nodes: +1 if the destination's is lower, -1 if higher; equal,
+ *   -1 before v6.14 (`dst < src` was false: "improves"), 0 from it
+ *   (`src - dst` is 0: task_hot decides; degrades_locality_signed). */
 static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int src, int dst,
 				     const struct lb_env *env)
 {
@@ -1402,8 +1412,20 @@ static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int s
 	}
 	if (dst_nid == p->numa_preferred_nid)
 		return -1;
-	if (env->idle)
+	if (env->idle && !env->newidle)
 		return 0;
+	long src_weight, dst_weight;
+	if (p->numa_group) {
+		src_weight = group_weight(s, p, src_nid);
+		dst_weight = group_weight(s, p, dst_nid);
+	} else {
+		src_weight = task_weight(s, p, src_nid);
+		dst_weight = task_weight(s, p, dst_nid);
+	}
+	if (dst_weight < src_weight)
+		return 1;
+	if (dst_weight > src_weight || !s->k.degrades_locality_signed)
+		return -1;
 	return 0;
 }
 
