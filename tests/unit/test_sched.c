@@ -391,6 +391,50 @@ static void test_balance_equal_fault_weights_before_and_after_v6_14(void **state
 	assert_false(newidle_pulls_queued_task(state, "v7.3", 50, 50, MS / 10));
 }
 
+/* ---- load balancing: fbq classes at the NUMA level ------------------------------------ */
+
+/* The five-thread world: node 0 has a runqueue of 2 (the busier) and one of
+ * 1.  Every task of the runqueue of 2 prefers node 0; the single task's
+ * preference is @single_nid.  CPU 3 (node 1) goes idle and balances newly
+ * idle; every task is cold (ran 50 ms ago).  Returns how many tasks left
+ * node 0. */
+static int newidle_pulls_with_single_preferring(void **state, int single_nid)
+{
+	struct sim *s = testsim_new_cfg("v7.3", FLUSH_X86_IPI, five_threads);
+	*state = s;
+	const uint64_t now = 100 * MS;
+	int two = cpu_rq(s, 0)->nr_running == 2 ? 0 : 1, one = 1 - two;
+	assert_int_equal(cpu_rq(s, two)->nr_running, 2);
+	assert_int_equal(cpu_rq(s, one)->nr_running, 1);
+	for (int i = 0; i < s->nr_tasks; i++) {
+		struct task_struct *t = &s->tasks[i];
+		if (cpu_to_node(s, t->cpu) != 0)
+			continue;
+		sched_setnuma(s, t, t->cpu == one ? single_nid : 0);
+		t->exec_start = now - 50 * MS;
+	}
+	/* fbq: the group is "regular" if the single task has no preferred
+	 * node, "all" if it prefers node 0 too; the runqueue of 2 is "all" */
+	testsim_enter(s, task_on(s, 3)->idx, now);
+	sched_block_task(s, task_on(s, 3), now, UINT64_MAX);
+	return 3 - (cpu_rq(s, 0)->nr_running + cpu_rq(s, 1)->nr_running);
+}
+
+static void test_numa_balance_passes_over_runqueue_of_well_placed_tasks(void **state)
+{
+	/* the group runs a task with no preferred node: only its runqueue
+	 * may give, and a runqueue of one gives nothing -- the two tasks on
+	 * their preferred node stay */
+	assert_int_equal(newidle_pulls_with_single_preferring(state, NUMA_NO_NODE), 0);
+}
+
+static void test_numa_balance_takes_from_busiest_when_all_are_well_placed(void **state)
+{
+	/* every task is on its preferred node: no distinction, the busiest
+	 * runqueue gives one */
+	assert_int_equal(newidle_pulls_with_single_preferring(state, 0), 1);
+}
+
 /* ---- x86 context switch ------------------------------------------------------------ */
 
 static void test_switch_back_to_flushed_mm_from_lazy_flushes(void **state)
@@ -507,6 +551,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_balance_pulls_task_whose_faults_are_on_the_destination,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_balance_equal_fault_weights_before_and_after_v6_14,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_numa_balance_passes_over_runqueue_of_well_placed_tasks,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_numa_balance_takes_from_busiest_when_all_are_well_placed,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_switch_back_to_flushed_mm_from_lazy_flushes, testsim_teardown),
 		cmocka_unit_test_teardown(test_switch_back_to_current_mm_from_lazy_does_not_flush,

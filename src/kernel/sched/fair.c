@@ -1067,9 +1067,8 @@ void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigne
  * and CPU-bound while they run, so a CPU's load and utilisation are its
  * running count (x 1024) and a group's class follows from its running
  * count against its CPUs.  Left out: PELT's decay of a sleeping task's
- * load, capacity asymmetry, misfit and asym packing, cgroups, the fbq
- * classification of runqueues at NUMA levels, SIS_PROP's scan limit (older
- * bases scan the whole LLC). */
+ * load, capacity asymmetry, misfit and asym packing, cgroups, SIS_PROP's
+ * scan limit (older bases scan the whole LLC). */
 
 static inline int rq_cpu(const struct sim *s, const struct rq *rq)
 {
@@ -1241,12 +1240,19 @@ int select_task_rq_fair(struct sim *s, struct task_struct *p, int prev_cpu, int 
 
 enum group_type { group_has_spare, group_fully_busy, group_overloaded };
 enum migration_type { migrate_load, migrate_util, migrate_task };
+/* fbq_type (0ec8aa00f2b4, v3.13; the same in v6.12): what a NUMA-level
+ * balance may take from the busiest group's runqueues.  regular: it runs
+ * tasks with no preferred node, take from runqueues that run such tasks;
+ * remote: all have one but some are off it, take from runqueues with a
+ * task off its node; all: no distinction. */
+enum fbq_type { fbq_regular, fbq_remote, fbq_all };
 
 struct sg_stats {
 	int first;              /* index of its first CPU in the level's cpus[] */
 	int weight;
 	int sum_nr_running;
 	int idle_cpus;
+	int nr_numa_running, nr_preferred_running;
 	enum group_type type;
 };
 
@@ -1256,6 +1262,7 @@ struct lb_env {
 	bool idle;              /* dst is idle (CPU_IDLE or CPU_NEWLY_IDLE) */
 	bool newidle;
 	enum migration_type type;
+	enum fbq_type fbq_type; /* set by find_busiest_group */
 	long imbalance;         /* tasks (migrate_task/util) or load (migrate_load) */
 	unsigned nr_balance_failed;
 	int scanned;            /* runqueues examined, for the cost */
@@ -1267,10 +1274,13 @@ static void update_sg_stats(struct sim *s, struct lb_env *env, int first, struct
 	int w = s->sched->topo.level[env->level].group_weight;
 	sg->first = first;
 	sg->weight = w;
-	sg->sum_nr_running = sg->idle_cpus = 0;
+	sg->sum_nr_running = sg->idle_cpus = sg->nr_numa_running = sg->nr_preferred_running = 0;
 	for (int i = 0; i < w; i++) {
 		int cpu = mp->cpus[first + i];
-		sg->sum_nr_running += cpu_rq(s, cpu)->nr_running;
+		const struct rq *rq = cpu_rq(s, cpu);
+		sg->sum_nr_running += rq->nr_running;
+		sg->nr_numa_running += rq->nr_numa_running;
+		sg->nr_preferred_running += rq->nr_preferred_running;
 		sg->idle_cpus += available_idle_cpu(s, cpu);
 	}
 	env->scanned += w;
@@ -1306,6 +1316,24 @@ static long adjust_numa_imbalance(long imbalance, int dst_running, unsigned imb_
 	return imbalance;
 }
 
+static enum fbq_type fbq_classify_group(const struct sg_stats *sg)
+{
+	if (sg->sum_nr_running > sg->nr_numa_running)
+		return fbq_regular;
+	if (sg->sum_nr_running > sg->nr_preferred_running)
+		return fbq_remote;
+	return fbq_all;
+}
+
+static enum fbq_type fbq_classify_rq(const struct rq *rq)
+{
+	if (rq->nr_running > rq->nr_numa_running)
+		return fbq_regular;
+	if (rq->nr_running > rq->nr_preferred_running)
+		return fbq_remote;
+	return fbq_all;
+}
+
 /* sched_balance_find_src_group + calculate_imbalance: false if balanced. */
 static bool find_busiest_group(struct sim *s, struct lb_env *env, struct sg_stats *busiest)
 {
@@ -1329,6 +1357,8 @@ static bool find_busiest_group(struct sim *s, struct lb_env *env, struct sg_stat
 			found = true;
 		}
 	}
+	/* update_sd_lb_stats: at a NUMA level, the busiest group's class */
+	env->fbq_type = found && sd->kind == SD_NUMA ? fbq_classify_group(busiest) : fbq_all;
 	if (!found || busiest->sum_nr_running == 0)
 		return false;
 	if (local.type > busiest->type)
@@ -1446,13 +1476,18 @@ static bool can_migrate_task(struct sim *s, struct task_struct *p, int src, stru
 	return !hot || env->nr_balance_failed > s->sched->topo.level[env->level].cache_nice_tries;
 }
 
-/* The busiest runqueue of the group: the most running tasks (ties: first). */
+/* The busiest runqueue of the group: the most running tasks (ties: first),
+ * among those whose fbq class is within the balance's: at a NUMA level a
+ * runqueue whose tasks are all on their preferred node is passed over
+ * while the group has tasks that are not (or have none). */
 static int find_busiest_queue(struct sim *s, const struct lb_env *env, const struct sg_stats *sg)
 {
 	const struct sd_map *mp = &s->sched->topo.map[env->level];
 	int best = -1, best_nr = 0;
 	for (int i = 0; i < sg->weight; i++) {
 		int cpu = mp->cpus[sg->first + i];
+		if (fbq_classify_rq(cpu_rq(s, cpu)) > env->fbq_type)
+			continue;
 		int nr = cpu_rq(s, cpu)->nr_running;
 		if (nr > best_nr) {
 			best = cpu;
