@@ -1316,22 +1316,25 @@ static long adjust_numa_imbalance(long imbalance, int dst_running, unsigned imb_
 	return imbalance;
 }
 
-static enum fbq_type fbq_classify_group(const struct sg_stats *sg)
+/* fbq_classify_group and fbq_classify_rq: one rule over a group's sums or
+ * one runqueue's counts. */
+static enum fbq_type fbq_classify(int nr_running, int nr_numa_running, int nr_preferred_running)
 {
-	if (sg->sum_nr_running > sg->nr_numa_running)
+	if (nr_running > nr_numa_running)
 		return fbq_regular;
-	if (sg->sum_nr_running > sg->nr_preferred_running)
+	if (nr_running > nr_preferred_running)
 		return fbq_remote;
 	return fbq_all;
 }
 
+static enum fbq_type fbq_classify_group(const struct sg_stats *sg)
+{
+	return fbq_classify(sg->sum_nr_running, sg->nr_numa_running, sg->nr_preferred_running);
+}
+
 static enum fbq_type fbq_classify_rq(const struct rq *rq)
 {
-	if (rq->nr_running > rq->nr_numa_running)
-		return fbq_regular;
-	if (rq->nr_running > rq->nr_preferred_running)
-		return fbq_remote;
-	return fbq_all;
+	return fbq_classify(rq->nr_running, rq->nr_numa_running, rq->nr_preferred_running);
 }
 
 /* sched_balance_find_src_group + calculate_imbalance: false if balanced. */
