@@ -172,7 +172,7 @@ static const struct key_def keys[NR_KEYS] = {
 	FRACTION(PRIVATE_SHARE, private_access_share),
 	FRACTION(HOT_FRACTION, hot_fraction),
 	FRACTION(HOT_SHARE, hot_access_share),
-	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 0, 1e12, true, 0 },
+	[K_CPU_NS] = { "workload", "cpu_ns_per_op", KT_DOUBLE, OFF(w.cpu_ns_per_op), 1e-3, 1e12, false, 0 },
 	[K_SHARED_FT] = { "workload", "shared_first_touch", KT_FIRST_TOUCH,
 			  OFF(w.shared_first_touch), 0, 0, false, 0 },
 	[K_PRIVATE_FT] = { "workload", "private_first_touch", KT_FIRST_TOUCH,
@@ -1235,8 +1235,10 @@ static int check_threads(const struct scenario *sc, char *err, size_t errlen)
 			     "in pages; pareto: alpha)", access_pattern_names[sc->w.access]);
 	/* The bandwidth roofline slows a node's accesses by stretching their
 	 * latency until demand meets capacity (workload.c): with (nearly) no
-	 * latency to stretch, no stretch meets it. cpu_ns_per_op > 0 (its
-	 * range) keeps every operation's time, and so every rate, finite. */
+	 * latency to stretch, no stretch meets it. cpu_ns_per_op's range (at
+	 * least 1e-3 ns, far below a cycle) keeps every operation's time, and
+	 * so every rate (1e9 / ns), finite: 1e-300 with no latency gave an
+	 * infinite throughput. */
 	static const int kb[] = { K_COST_dram_local_ns, K_MEM_BW, K_LINK_BW };
 	if ((sc->m.mem_bw_gbs > 0 || sc->m.link_bw_gbs > 0) && sc->m.cost.dram_local_ns < 1)
 		return vfail_keys(sc, kb, 3, err, errlen, "a bandwidth limit slows memory by "
@@ -1375,13 +1377,12 @@ static int check_regions(const struct scenario *sc, const struct mem_layout *l, 
 	uint64_t least = l->slice && w->private_access_share > 0 ? l->slice : l->shared;
 	if (l->shared && w->private_access_share < 1 && l->shared < least)
 		least = l->shared;
-	if ((w->hot_access_share > 0 && w->hot_fraction * (double)least < 1) ||
-	    (w->hot_access_share < 1 && (1 - w->hot_fraction) * (double)least < 1))
+	bool no_hot = w->hot_access_share > 0 && w->hot_fraction * (double)least < 1;
+	bool no_cold = w->hot_access_share < 1 && (1 - w->hot_fraction) * (double)least < 1;
+	if (no_hot || no_cold)
 		return vfail_keys(sc, kh, 4, err, errlen, "hot_fraction %.12g leaves the %s pages of a "
 				  "%llu-page region less than one page, but hot_access_share %g sends "
-				  "touches there", w->hot_fraction,
-				  w->hot_access_share > 0 && w->hot_fraction * (double)least < 1 ? "hot"
-												 : "cold",
+				  "touches there", w->hot_fraction, no_hot ? "hot" : "cold",
 				  (unsigned long long)least, w->hot_access_share);
 	return 0;
 }

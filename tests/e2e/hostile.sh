@@ -468,6 +468,9 @@ expect tiny_period_file "$f:$(grep -n '^madvise' "$f" | cut -d: -f1): workload.m
 # an operation that takes no time divided by zero: throughput -nan, exit 0
 expect op_takes_no_time "--set: workload.cpu_ns_per_op: 0 is out of range" \
     run small --set workload.cpu_ns_per_op=0 $J
+expect op_takes_no_time_tiny "--set: workload.cpu_ns_per_op: 1e-300 is out of range" \
+    run small --set workload.cpu_ns_per_op=1e-300 --set costs.dram_local_ns=0 \
+    --set machine.mem_bw_gbs=0 --set machine.link_bw_gbs=0 $J
 f=$(small_with op_no_time_file 'cpu_ns_per_op *=' 'cpu_ns_per_op = 0')
 expect op_no_time_file "$f:$(grep -n '^cpu_ns' "$f" | cut -d: -f1): workload.cpu_ns_per_op: 0 is out of range" run "$f" $J
 # the bandwidth stretch grew to inf with no latency to stretch (-nan)

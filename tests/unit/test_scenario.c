@@ -105,6 +105,9 @@ static void test_operation_takes_time(void **state)
 	(void)state;
 	refused(SMALL("workload.cpu_ns_per_op=0"), "workload.cpu_ns_per_op: 0 is out of range");
 	assert_int_equal(SMALL("workload.cpu_ns_per_op=1e-3"), 0);
+	/* 1e-300 with no latency and no bandwidth limit: 1e9 / op_ns was inf */
+	refused(SMALL("workload.cpu_ns_per_op=1e-300", "costs.dram_local_ns=0", "machine.mem_bw_gbs=0",
+		      "machine.link_bw_gbs=0"), "workload.cpu_ns_per_op: 1e-300 is out of range");
 }
 
 /* The bandwidth roofline stretches latency: with none to stretch the
