@@ -47,6 +47,16 @@ static int timeseries_init(struct sim *s)
 	if (!(ts->pass_ms = calloc((size_t)ts->n + 1, sizeof(double))) ||
 	    !(ts->scan_period_ms = calloc((size_t)ts->n + 1, sizeof(double))))
 		return -1;
+	ts->mm_stride = (size_t)ts->n + 1; /* n shrinks to the seconds run (timeseries_finish) */
+	size_t cells = (size_t)s->nr_mms * ts->mm_stride;
+	ts->nr_mms = s->nr_mms;
+	if (!(ts->faults = calloc(cells ? cells : 1, sizeof(double))) ||
+	    !(ts->faults_local = calloc(cells ? cells : 1, sizeof(double))) ||
+	    !(ts->mem_share = calloc(cells ? cells : 1, sizeof(double))) ||
+	    !(ts->mm_last = calloc((size_t)s->nr_mms * 2 + 1, sizeof(uint64_t))) ||
+	    !(ts->mm_sum = calloc((size_t)s->nr_mms + 1, sizeof(double))) ||
+	    !(ts->mm_live = calloc((size_t)s->nr_mms + 1, sizeof(int))))
+		return -1;
 	return 0;
 }
 
@@ -58,6 +68,12 @@ static void timeseries_free(struct timeseries *ts)
 		free(ts->count[c]);
 	free(ts->pass_ms);
 	free(ts->scan_period_ms);
+	free(ts->faults);
+	free(ts->faults_local);
+	free(ts->mem_share);
+	free(ts->mm_last);
+	free(ts->mm_sum);
+	free(ts->mm_live);
 	free(ts);
 }
 
@@ -95,6 +111,38 @@ static double ts_cumulative(const struct sim *s, enum ts_counter c)
 	}
 }
 
+/* The convergence series' second @sec: each process's hint faults and
+ * local ones in it and, at its end, the mean local touch share of its
+ * tasks still at work (workload_task_local_share). */
+static void timeseries_mm_close(struct sim *s, int sec)
+{
+	struct timeseries *ts = s->ts;
+	double *sum = ts->mm_sum;
+	int *live = ts->mm_live;
+	for (int m = 0; m < ts->nr_mms; m++) {
+		const struct mm_struct *mm = &s->mms[m];
+		size_t at = ts_mm_at(ts, m, sec);
+		ts->faults[at] = (double)(mm->hint_faults - ts->mm_last[2 * m]);
+		ts->faults_local[at] = (double)(mm->hint_faults_local - ts->mm_last[2 * m + 1]);
+		ts->mm_last[2 * m] = mm->hint_faults;
+		ts->mm_last[2 * m + 1] = mm->hint_faults_local;
+		sum[m] = 0;
+		live[m] = 0;
+	}
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		if (t->syscall_caller || t->done)
+			continue;
+		double l = workload_task_local_share(s, t);
+		if (l >= 0) {
+			sum[t->mm->id] += l;
+			live[t->mm->id]++;
+		}
+	}
+	for (int m = 0; m < ts->nr_mms; m++)
+		ts->mem_share[ts_mm_at(ts, m, sec)] = live[m] ? sum[m] / live[m] : -1;
+}
+
 /* Close the seconds that ended by @now (called after each accounting). */
 static void timeseries_tick(struct sim *s, uint64_t now)
 {
@@ -106,6 +154,7 @@ static void timeseries_tick(struct sim *s, uint64_t now)
 			ts->last[c] = v;
 		}
 		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		timeseries_mm_close(s, ts->cur);
 		if (ts->cur + 1 < ts->n)
 			ts->scan_period_ms[ts->cur + 1] = ts->scan_period_ms[ts->cur];
 		ts->pass_sum = 0;
@@ -124,6 +173,7 @@ static void timeseries_finish(struct sim *s, uint64_t end)
 		for (int c = 0; c < NR_TS_COUNTERS; c++)
 			ts->count[c][ts->cur] = ts_cumulative(s, (enum ts_counter)c) - ts->last[c];
 		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
+		timeseries_mm_close(s, ts->cur);
 		ts->cur++;
 	}
 	ts->n = ts->cur;

@@ -192,7 +192,21 @@ struct timeseries {
 	double pass_sum;                  /* current second */
 	int pass_n;
 	int cur;
+	/* Per process (mm id), per second: the convergence series. */
+	int nr_mms;
+	size_t mm_stride;                 /* seconds allotted per process */
+	double *faults, *faults_local;    /* [mm][s]: its tasks' hint faults, local ones */
+	double *mem_share;                /* [mm][s]: its tasks' local touch share at the end, -1: none */
+	uint64_t *mm_last;                /* [mm][2]: hint faults, local ones, at the last second */
+	double *mm_sum;                   /* [mm]: scratch for the second being closed */
+	int *mm_live;
 };
+
+/* Where process @mm's series for second @sec is (faults, mem_share). */
+static inline size_t ts_mm_at(const struct timeseries *ts, int mm, int sec)
+{
+	return (size_t)mm * ts->mm_stride + (size_t)sec;
+}
 
 /* A scan pass of @ns ended; the scanning task's period is @period_ms. */
 void sim_pass_done(struct sim *s, double ns, unsigned period_ms);

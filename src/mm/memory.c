@@ -68,8 +68,10 @@ numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int 
 	*last_cpupid = (int)folio.fs->pg[folio.idx].last_cpupid;
 	vma_set_access_pid_bit(s, vma);
 	count_vm_event(s, NUMA_HINT_FAULTS);
+	vma->vm_mm->hint_faults++;
 	if (folio_nid(folio) == numa_node_id(s)) {
 		count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
+		vma->vm_mm->hint_faults_local++;
 		*flags |= TNF_FAULT_LOCAL;
 	}
 	return mpol_misplaced(folio, vma, vmf->address);

@@ -431,6 +431,44 @@ static int check_histograms(struct vctx *v, const json_t *h)
 	return 0;
 }
 
+/* convergence.processes (optional): objects whose per-second series have
+ * one value per second of timeseries.t_s, shares in [0, 1] or null. */
+static int check_convergence(struct vctx *v, const json_t *c, size_t seconds)
+{
+	static const char *const series[] = { "hint_faults_per_s", "local_fault_share", "memory_local_share" };
+	const json_t *procs = json_object_get(c, "processes"), *x;
+	size_t i;
+	if (c && !type_ok(v, c, JSON_OBJECT))
+		return refuse(v, "convergence");
+	if (!procs)
+		return 0;
+	if (!type_ok(v, procs, JSON_ARRAY))
+		return refuse(v, "convergence.processes");
+	json_array_foreach(procs, i, x) {
+		if (!type_ok(v, x, JSON_OBJECT))
+			return refuse(v, "convergence.processes[%zu]", i);
+		for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
+			char key[96];
+			const json_t *a = json_object_get(x, series[k]), *y;
+			size_t j;
+			snprintf(key, sizeof(key), "convergence.processes[%zu].%s", i, series[k]);
+			if (!a)
+				continue;
+			if (check_numbers_array(v, a, key, seconds, "one per second of timeseries.t_s", NONNEG, true))
+				return -1;
+			json_array_foreach(a, j, y)
+				if (k && json_is_number(y) && json_number_value(y) > 1) {
+					snprintf(v->why, sizeof(v->why), "%g is not a share (0 to 1)", json_number_value(y));
+					return refuse(v, "%s[%zu]", key, j);
+				}
+		}
+		const json_t *t = json_object_get(x, "converged_s");
+		if (t && !number_ok(v, t, NONNEG, true))
+			return refuse(v, "convergence.processes[%zu].converged_s", i);
+	}
+	return 0;
+}
+
 static int check_node_vmstat(struct vctx *v, const json_t *a)
 {
 	size_t i;
@@ -472,7 +510,9 @@ static int check_run(struct vctx *v, const json_t *o)
 	if ((x = json_object_get(tun, "kernel.numa_balancing")) && !json_is_null(x) &&
 	    !type_ok(v, x, JSON_INTEGER))
 		return refuse(v, "tunables.kernel.numa_balancing");
+	size_t seconds = json_array_size(json_object_get(json_object_get(o, "timeseries"), "t_s"));
 	return check_timeseries(v, json_object_get(o, "timeseries")) ||
+	       check_convergence(v, json_object_get(o, "convergence"), seconds) ||
 	       check_histograms(v, json_object_get(o, "histograms")) ||
 	       check_node_vmstat(v, json_object_get(o, "node_vmstat")) ? -1 : 0;
 }

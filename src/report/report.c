@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/escape.h"
+#include "report/convergence.h"
 
 struct stat_def {
 	const char *name;
@@ -99,20 +100,6 @@ static double settled_s(const struct sim *s, enum ts_counter c)
 	return last == ts->n - 1 ? -1 : last + 1;
 }
 
-/* The share of hint faults that were local over the last tenth of the run
- * (at least its last second); -1 without hint faults then. */
-static double final_local_share(const struct sim *s)
-{
-	const struct timeseries *ts = s->ts;
-	int from = ts->n - (ts->n + 9) / 10;
-	double all = 0, local = 0;
-	for (int i = from < 0 ? 0 : from; i < ts->n; i++) {
-		all += ts->count[TS_HINT_FAULTS][i];
-		local += ts->count[TS_HINT_FAULTS_LOCAL][i];
-	}
-	return all > 0 ? local / all : -1;
-}
-
 static void text_settled(const char *what, double t, FILE *out)
 {
 	if (t < 0)
@@ -123,6 +110,46 @@ static void text_settled(const char *what, double t, FILE *out)
 		fprintf(out, "  %-18s settled after %g s (below 10%% of its peak second since)\n", what, t);
 }
 
+#define TEXT_PROCESSES 8 /* more are in the JSON */
+
+static void text_share(const char *what, double v, FILE *out)
+{
+	if (v >= 0)
+		fprintf(out, "%s %.1f%%", what, 100 * v);
+	else
+		fprintf(out, "%s -", what);
+}
+
+/* Each process's convergence (report/convergence.h), the first few. */
+static void text_processes(const struct sim *s, FILE *out)
+{
+	double t = convergence_time(s);
+	if (t >= 0)
+		fprintf(out, "  %-18s %g s (every process's hint faults and memory touches %g%%+ local for %d s)\n",
+			"converged at", t, 100 * CONVERGED_SHARE, CONVERGED_WINDOW_S);
+	else
+		fprintf(out, "  %-18s not converged (%g%%+ local hint faults and memory touches for %d s)\n",
+			"converged at", 100 * CONVERGED_SHARE, CONVERGED_WINDOW_S);
+	for (int m = 0; m < s->nr_mms && m < TEXT_PROCESSES; m++) {
+		struct process_convergence pc;
+		convergence_process(s, m, &pc);
+		char what[32];
+		snprintf(what, sizeof(what), "process %d", m);
+		fprintf(out, "  %-18s ", what);
+		if (pc.converged_s >= 0)
+			fprintf(out, "converged at %g s; ", pc.converged_s);
+		else
+			fprintf(out, "not converged; ");
+		text_share("at the end: hint faults", pc.final_fault_share, out);
+		text_share(" local, memory touches", pc.final_mem_share, out);
+		fprintf(out, " local; %llu node moves (%llu NUMA moves, %llu swaps) of %d threads\n",
+			(unsigned long long)pc.node_moves, (unsigned long long)pc.numa_moves,
+			(unsigned long long)pc.numa_swaps, pc.tasks);
+	}
+	if (s->nr_mms > TEXT_PROCESSES)
+		fprintf(out, "  %-18s %d more in the JSON report\n", "processes", s->nr_mms - TEXT_PROCESSES);
+}
+
 static void text_convergence(const struct sim *s, FILE *out)
 {
 	if (!s->ts || !s->ts->n)
@@ -130,9 +157,10 @@ static void text_convergence(const struct sim *s, FILE *out)
 	fprintf(out, "\nconvergence\n");
 	text_settled("migrations", settled_s(s, TS_MIGRATIONS), out);
 	text_settled("task node moves", settled_s(s, TS_NODE_MOVES), out);
-	double f = final_local_share(s);
+	double f = convergence_final_local_share(s);
 	if (f >= 0)
 		fprintf(out, "  %-18s %.1f%% local over the last tenth of the run\n", "hint faults", 100 * f);
+	text_processes(s, out);
 	/* the bandwidth roofline (workload.c): how long a node (or the
 	 * sockets' link) ran at its capacity, and its accesses' worst stretch */
 	for (int n = 0; s->w.sat_ns && n <= s->m.nr_nodes; n++)
@@ -145,13 +173,59 @@ static void text_convergence(const struct sim *s, FILE *out)
 		}
 }
 
+static json_t *share_or_null(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+/* Per process: its convergence and its per-second series (t_s of the
+ * run's timeseries). */
+static json_t *json_processes(const struct sim *s)
+{
+	const struct timeseries *ts = s->ts;
+	json_t *a = json_array();
+	for (int m = 0; m < s->nr_mms; m++) {
+		struct process_convergence pc;
+		convergence_process(s, m, &pc);
+		json_t *o = json_object(), *hf = json_array(), *lf = json_array(), *mem = json_array();
+		json_object_set_new(o, "process", json_integer(m));
+		json_object_set_new(o, "threads", json_integer(pc.tasks));
+		json_object_set_new(o, "converged_s", pc.converged_s >= 0 ? json_real(pc.converged_s) : json_null());
+		json_object_set_new(o, "final_local_fault_share", share_or_null(pc.final_fault_share));
+		json_object_set_new(o, "final_memory_local_share", share_or_null(pc.final_mem_share));
+		json_object_set_new(o, "task_node_moves", json_integer((json_int_t)pc.node_moves));
+		json_object_set_new(o, "numa_moves", json_integer((json_int_t)pc.numa_moves));
+		json_object_set_new(o, "numa_swaps", json_integer((json_int_t)pc.numa_swaps));
+		for (int i = 0; i < ts->n; i++) {
+			size_t at = ts_mm_at(ts, m, i);
+			json_array_append_new(hf, json_real(ts->faults[at]));
+			json_array_append_new(lf, ts->faults[at] > 0 ? json_real(ts->faults_local[at] / ts->faults[at])
+								      : json_null());
+			json_array_append_new(mem, share_or_null(ts->mem_share[at]));
+		}
+		json_object_set_new(o, "hint_faults_per_s", hf);
+		json_object_set_new(o, "local_fault_share", lf);
+		json_object_set_new(o, "memory_local_share", mem);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *json_convergence(const struct sim *s)
 {
 	json_t *o = json_object();
-	double m = settled_s(s, TS_MIGRATIONS), t = settled_s(s, TS_NODE_MOVES), f = final_local_share(s);
+	double m = settled_s(s, TS_MIGRATIONS), t = settled_s(s, TS_NODE_MOVES);
+	double f = convergence_final_local_share(s);
 	json_object_set_new(o, "migrations_settled_s", m >= 0 ? json_real(m) : json_null());
 	json_object_set_new(o, "task_node_moves_settled_s", t >= 0 ? json_real(t) : json_null());
 	json_object_set_new(o, "final_local_fault_share", f >= 0 ? json_real(f) : json_null());
+	double c = convergence_time(s);
+	json_object_set_new(o, "converged_s", c >= 0 ? json_real(c) : json_null());
+	json_t *crit = json_object();
+	json_object_set_new(crit, "share", json_real(CONVERGED_SHARE));
+	json_object_set_new(crit, "window_s", json_integer(CONVERGED_WINDOW_S));
+	json_object_set_new(o, "criterion", crit);
+	json_object_set_new(o, "processes", json_processes(s));
 	json_t *sat = json_array(), *peak = json_array();
 	for (int n = 0; s->w.sat_ns && n <= s->m.nr_nodes; n++) {
 		json_array_append_new(sat, json_real(s->w.sat_ns[n] / 1e9));

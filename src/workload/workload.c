@@ -679,6 +679,34 @@ static double task_op_ns(struct sim *s, const struct task_struct *t)
 	return cpu_ns + (slice_term_on(s, t, node, share) + shared_term_on(s, cls, node, share));
 }
 
+/* The share of task @t's memory touches that land on the node it is on
+ * now: its slice's touches and its process's shared region's, each split
+ * over the nodes as the region's pages are (class_frac_compute, hot and
+ * cold weighted by hot_access_share).  It reads the placement without
+ * refreshing the latency caches, so sampling it changes no run.  A region
+ * without pages takes no share.  -1 for a syscall caller, which touches no
+ * memory of the workload's (or a task with no page to touch). */
+double workload_task_local_share(struct sim *s, const struct task_struct *t)
+{
+	int node = s->cpus[t->cpu].node, cls = shared_class(s, t);
+	if (cls < 0)
+		return -1;
+	double frac[MAX_NUMNODES], share = private_share(s), local = 0, seen = 0;
+	int classes[2] = { s->w.slice_of[t->idx], cls };
+	double weight[2] = { share, 1 - share };
+	for (int i = 0; i < 2; i++) {
+		if (weight[i] <= 0)
+			continue;
+		class_frac_compute(s, classes[i], frac);
+		double placed = 0; /* 0 where the region has no page */
+		for (int k = 0; k < s->m.nr_nodes; k++)
+			placed += frac[k];
+		local += weight[i] * frac[node];
+		seen += weight[i] * placed;
+	}
+	return seen > 0 ? local / seen : -1;
+}
+
 static void refresh_page_rates(struct sim *s);
 static int build_groups(struct sim *s);
 

@@ -93,6 +93,8 @@ void task_fault_pooled(struct sim *s, struct task_struct *p, struct vm_area_stru
 	vma_set_access_pid_bit(s, vma);
 	count_vm_event(s, NUMA_HINT_FAULTS);
 	count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
+	p->mm->hint_faults++;
+	p->mm->hint_faults_local++;
 	flags |= TNF_FAULT_LOCAL;
 	touch_pool_fault(tm, id, t->group, t->rank, t->weight, hot);
 	s->st.hint_faults_pooled++;

@@ -510,6 +510,8 @@ void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
 		return;
 	count_vm_events_cpu(s, p->cpu, NUMA_HINT_FAULTS, n);
 	count_vm_events_cpu(s, p->cpu, NUMA_HINT_FAULTS_LOCAL, n);
+	p->mm->hint_faults += n;
+	p->mm->hint_faults_local += n;
 	s->st.hint_faults_pooled += n;
 	s->st.hint_faults_bulk += n;
 	task_numa_fault_bulk(s, p, nid, n);
