@@ -247,6 +247,8 @@ static bool figure_shown(const struct ab *ab, enum ab_figure f)
 		return any_fixed_work(ab);
 	if (f == FIG_CALL_RATE)
 		return any_calls(ab);
+	if (f >= FIG_CONVERGED && f <= FIG_NUMA_SWAPS) /* balancing's own outcome */
+		return ab->mode != AB_OFF;
 	return true;
 }
 
@@ -377,15 +379,25 @@ static void print_row(struct ab *ab, enum ab_figure f, bool show_published)
 	printf("%-42s", d->label);
 	for (int k = 0; k < ab->nr_kernels; k++) {
 		double lo = 0, hi = 0;
+		int seen = 0;
 		for (int p = 0; p < ab->pairs; p++) {
 			double v = pair_value(ab, f, k, p);
-			if (!p || v < lo)
-				lo = v;
-			if (!p || v > hi)
-				hi = v;
+			if (isnan(v)) /* no figure: a run that never converged */
+				continue;
+			lo = !seen || v < lo ? v : lo;
+			hi = !seen || v > hi ? v : hi;
+			seen++;
 		}
 		char buf[64];
-		format_range(buf, sizeof(buf), d, lo, hi);
+		if (!seen)
+			snprintf(buf, sizeof(buf), "%s", f == FIG_CONVERGED ? "never" : "-");
+		else
+			format_range(buf, sizeof(buf), d, lo, hi);
+		if (seen && seen < ab->pairs) {
+			size_t len = strlen(buf);
+			snprintf(buf + len, sizeof(buf) - len, " (%d %s)", ab->pairs - seen,
+				 f == FIG_CONVERGED ? "never" : "none");
+		}
 		printf(" %-22s", buf);
 	}
 	char cell[112];

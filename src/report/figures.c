@@ -1,6 +1,9 @@
 #include "report/figures.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "report/convergence.h"
 
 void run_result_from_sim(const struct sim *s, struct run_result *r)
 {
@@ -22,6 +25,8 @@ void run_result_from_sim(const struct sim *s, struct run_result *r)
 	r->remote_ns = s->w.remote_ns;
 	r->nr_calls = s->nr_calls;
 	r->migration_switch_reads = s->migration_switch_reads;
+	r->converged_s = convergence_time(s);
+	r->final_local_share = convergence_final_local_share(s);
 	for (int i = 0; i < s->nr_calls; i++) {
 		r->call_s += (double)(s->calls[i].end_ns - s->calls[i].start_ns) / 1e9;
 		r->call_pages += (double)s->calls[i].moved;
@@ -34,6 +39,11 @@ const struct ab_figure_def ab_figures[NR_AB_FIGURES] = {
 	[FIG_IRQ_PER_MIGRATED] = { "tlb_irqs_per_migrated_page", "TLB interrupts per migrated page", 1, "", 1, true, false },
 	[FIG_ELAPSED] = { "elapsed_s", "elapsed time (fixed work)", 1, " s", 2, false, false },
 	[FIG_ELAPSED_OFF] = { "elapsed_off_s", "  with balancing off", 1, " s", 2, false, true },
+	[FIG_CONVERGED] = { "converged_s", "time to converge", 1, " s", 0, false, false },
+	[FIG_FINAL_LOCAL] = { "final_local_fault_share", "local hint faults, last tenth of the run", 100, "%", 1,
+			      false, false },
+	[FIG_NUMA_MOVES] = { "numa_task_moves", "NUMA task moves (migrate_task_to)", 1, "", 0, false, false },
+	[FIG_NUMA_SWAPS] = { "numa_task_swaps", "NUMA task swaps (migrate_swap)", 1, "", 0, false, false },
 	[FIG_THROUGHPUT] = { "throughput_mops_per_s", "throughput, Mops/s", 1e-6, "", 1, false, false },
 	[FIG_TLB_IRQS] = { "tlb_irqs", "TLB interrupts", 1, "", 0, false, false },
 	[FIG_PAGES_MIGRATED] = { "pages_migrated", "pages migrated (pgmigrate_success)", 1, "", 0, false, false },
@@ -82,6 +92,14 @@ double ab_figure_value(enum ab_figure f, const struct run_result *on, const stru
 		return on->sim_s;
 	case FIG_ELAPSED_OFF:
 		return off->sim_s;
+	case FIG_CONVERGED:
+		return on->converged_s >= 0 ? on->converged_s : NAN;
+	case FIG_FINAL_LOCAL:
+		return on->final_local_share >= 0 ? on->final_local_share : NAN;
+	case FIG_NUMA_MOVES:
+		return (double)st->numa_task_moves;
+	case FIG_NUMA_SWAPS:
+		return (double)st->numa_task_swaps;
 	case FIG_THROUGHPUT:
 		return ratio(on->ops, on->sim_s);
 	case FIG_TLB_IRQS:

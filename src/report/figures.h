@@ -15,6 +15,9 @@
  * - throughput: operations over the time run (a fixed-work run ends when
  *   its last thread finishes, so its throughput is work over elapsed time
  *   and its loss is 1 - elapsed(off) / elapsed(on)).
+ * - time to converge: report/convergence.h (NAN, printed "never", where a
+ *   run did not converge); final local share: the hint faults of the last
+ *   tenth of the run.
  * Figures marked pair need both runs; the others read one run (the "on"
  * argument), which numasim ab --balancing on|off uses alone. */
 #ifndef NUMASIM_FIGURES_H
@@ -42,6 +45,8 @@ struct run_result {
 	double call_s;            /* their time, summed */
 	double call_pages;        /* pages they moved */
 	unsigned long long migration_switch_reads; /* sim.migration_switch_reads */
+	double converged_s;       /* convergence_time: -1 if it did not */
+	double final_local_share; /* hint faults over the last tenth: -1 without */
 };
 
 void run_result_from_sim(const struct sim *s, struct run_result *r);
@@ -52,6 +57,10 @@ enum ab_figure {
 	FIG_IRQ_PER_MIGRATED,
 	FIG_ELAPSED,
 	FIG_ELAPSED_OFF,
+	FIG_CONVERGED,
+	FIG_FINAL_LOCAL,
+	FIG_NUMA_MOVES,
+	FIG_NUMA_SWAPS,
 	FIG_THROUGHPUT,
 	FIG_TLB_IRQS,
 	FIG_PAGES_MIGRATED,
