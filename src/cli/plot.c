@@ -24,6 +24,7 @@
 
 #include "cli/cli.h"
 #include "lib/outfile.h"
+#include "report/convergence.h"
 #include "report/mmstat.h"
 
 #define EXIT_NO_GNUPLOT 3
@@ -47,6 +48,10 @@ const char plot_usage[] =
 	"    (node_vmstat: numa_hit, numa_miss, numa_foreign, numa_interleave,\n"
 	"    numa_local, numa_other) and nr_free_pages, one panel each, bars per\n"
 	"    node, one per file.\n"
+	"  run results with --kind convergence: per process (the first 8 of a\n"
+	"    file), the local share of its hint faults and of its memory touches\n"
+	"    per second, with the 90% line of the criterion and when each process\n"
+	"    converged in the legend; the task node moves per second below.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
@@ -56,7 +61,8 @@ const char plot_usage[] =
 	"                      ASCII art on stdout)\n"
 	"  --title T           the title above the panels\n"
 	"  --kind K            run results: series (the default: time series and\n"
-	"                      histograms) or nodes (per-node counters)\n"
+	"                      histograms), nodes (per-node counters) or\n"
+	"                      convergence (per-process locality over time)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Needs gnuplot (Debian: gnuplot-nox, installed by 'scripts/deps.sh --optional').\n"
@@ -71,13 +77,14 @@ static const char *const colours[] = {
 #define NR_COLOURS (sizeof(colours) / sizeof(colours[0]))
 
 enum format { FMT_SVG, FMT_PNG, FMT_PDF, FMT_TXT };
+enum view { VIEW_SERIES, VIEW_NODES, VIEW_CONVERGENCE }; /* --kind, run results */
 
 struct plot {
 	const char *out;        /* "-": ASCII art on stdout */
 	const char *title;
 	enum format fmt;
 	int kind;
-	bool nodes;             /* --kind nodes */
+	int view;               /* --kind: enum view */
 	json_t *doc[MAX_FILES];
 	const char *path[MAX_FILES];
 	int nr_files;
@@ -600,6 +607,122 @@ static void nodes_script(FILE *f, const struct plot *p)
 	fprintf(f, "unset multiplot\n");
 }
 
+/* ---- convergence -------------------------------------------------------------- */
+
+#define MAX_PROCS_DRAWN 8 /* per file; the JSON has them all */
+
+/* The per-process series of one result (convergence.processes): $c<i>_<m>
+ * holds t, local hint-fault share (%), memory local share (%); $m<i> the
+ * run's task node moves per second.  Returns the processes written. */
+static int convergence_blocks(FILE *f, const json_t *doc, int i, double *tmax)
+{
+	const json_t *t = json_object_get(json_object_get(doc, "timeseries"), "t_s");
+	const json_t *procs = json_object_get(json_object_get(doc, "convergence"), "processes");
+	const json_t *moves = json_object_get(json_object_get(doc, "timeseries"), "task_node_moves_per_s");
+	int n = (int)(json_array_size(procs) < MAX_PROCS_DRAWN ? json_array_size(procs) : MAX_PROCS_DRAWN);
+	for (int m = 0; m < n; m++) {
+		const json_t *pr = json_array_get(procs, (size_t)m);
+		const json_t *lf = json_object_get(pr, "local_fault_share");
+		const json_t *mem = json_object_get(pr, "memory_local_share");
+		fprintf(f, "$c%d_%d << EOD\n", i, m);
+		for (size_t r = 0; r < json_array_size(t); r++) {
+			double x = json_number_value(json_array_get(t, r));
+			const json_t *a = json_array_get(lf, r), *b = json_array_get(mem, r);
+			fprintf(f, "%.10g", x);
+			put_number(f, json_is_number(a) ? 100 * json_number_value(a) : NAN);
+			put_number(f, json_is_number(b) ? 100 * json_number_value(b) : NAN);
+			fputc('\n', f);
+			*tmax = x > *tmax ? x : *tmax;
+		}
+		if (!json_array_size(t))
+			fprintf(f, "1 NaN NaN\n");
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "$m%d << EOD\n", i);
+	for (size_t r = 0; r < json_array_size(t); r++) {
+		const json_t *v = json_array_get(moves, r);
+		fprintf(f, "%.10g", json_number_value(json_array_get(t, r)));
+		put_number(f, json_is_number(v) ? json_number_value(v) : NAN);
+		fputc('\n', f);
+	}
+	if (!json_array_size(t))
+		fprintf(f, "1 NaN\n");
+	fprintf(f, "EOD\n");
+	return n;
+}
+
+/* A line's legend: the file's label, the process, when it converged. */
+static void convergence_label(char *buf, size_t len, const char *label, const json_t *doc, int m,
+			      int procs)
+{
+	const json_t *pr = json_array_get(json_object_get(json_object_get(doc, "convergence"), "processes"),
+					  (size_t)m);
+	const json_t *c = json_object_get(pr, "converged_s");
+	char when[48];
+	if (json_is_number(c))
+		snprintf(when, sizeof(when), "converged at %g s", json_number_value(c));
+	else
+		snprintf(when, sizeof(when), "not converged");
+	if (procs > 1)
+		snprintf(buf, len, "%s, process %d: %s", label, m, when);
+	else
+		snprintf(buf, len, "%s: %s", label, when);
+}
+
+/* Panels of the shares (column @col of $c) with the criterion's line. */
+static void share_panel(FILE *f, const struct plot *p, char label[][256], const int *procs, int col,
+			const char *title)
+{
+	fprintf(f, "set title ");
+	put_gp_string(f, title);
+	fprintf(f, "\nset ylabel '%%'\nset yrange [0:105]\nset format y '%%g'\nplot ");
+	int lines = 0;
+	for (int i = 0; i < p->nr_files; i++)
+		for (int m = 0; m < procs[i]; m++) {
+			char buf[400];
+			convergence_label(buf, sizeof(buf), label[i], p->doc[i], m, procs[i]);
+			fprintf(f, "%s$c%d_%d using 1:%d with linespoints lw 2 pt %d ps 0.6 dt %d lc rgb '%s' title ",
+				lines ? ", \\\n     " : "", i, m, col, 7 + (m % 3) * 2, 1 + m % 4,
+				colours[i % NR_COLOURS]);
+			put_gp_string(f, buf);
+			lines++;
+		}
+	fprintf(f, "%s%g with lines dt 2 lw 1 lc rgb '#555555' title '%g%% (the criterion)'\n",
+		lines ? ", \\\n     " : "", 100 * CONVERGED_SHARE, 100 * CONVERGED_SHARE);
+}
+
+/* --kind convergence: per process, the local share of its hint faults and
+ * of its memory touches per second, and the task node moves per second. */
+static void convergence_script(FILE *f, const struct plot *p)
+{
+	char label[MAX_FILES][256];
+	int procs[MAX_FILES];
+	double tmax = 0;
+	run_labels(p, label);
+	for (int i = 0; i < p->nr_files; i++)
+		procs[i] = convergence_blocks(f, p->doc[i], i, &tmax);
+	char title[512];
+	run_title(p, title, sizeof(title), "convergence per process");
+	fprintf(f, "set multiplot layout 3,1 title ");
+	put_gp_string(f, title);
+	fprintf(f, "%s\nset grid\nset xrange [0:%.10g]\nset lmargin 12\nset rmargin 3\n",
+		p->fmt == FMT_TXT ? "" : " font ',14'", tmax > 1 ? tmax : 2);
+	fprintf(f, "set key outside top center horizontal samplen 3 spacing 1.2 width 2\n");
+	share_panel(f, p, label, procs, 2,
+		    "local hint faults (numa_hint_faults_local / numa_hint_faults, per second)");
+	fprintf(f, "unset key\n");
+	share_panel(f, p, label, procs, 3,
+		    "memory touches local to the toucher's node (mean over the threads at work, end of each second)");
+	fprintf(f, "set title 'task moves to another node per second (all processes)'\n"
+		   "set ylabel 'moves/s'\nset yrange [0:*]\nset xlabel 'simulated time (s)'\nplot ");
+	for (int i = 0; i < p->nr_files; i++) {
+		fprintf(f, "%s$m%d using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '%s' title ", i ? ", \\\n     " : "",
+			i, colours[i % NR_COLOURS]);
+		put_gp_string(f, label[i]);
+	}
+	fprintf(f, "\nunset xlabel\nunset multiplot\n");
+}
+
 /* ---- the ab plot ------------------------------------------------------------ */
 
 static const struct {
@@ -827,8 +950,9 @@ static void need_terminal(FILE *f, const char *term, const char *what)
 
 static void write_script(FILE *f, const struct plot *p, const char *tmp)
 {
-	bool run = p->kind == MMSTAT_RESULT_RUN && !p->nodes;
-	int w = run ? 1100 : 1500, h = run ? 1900 : p->nodes ? 1400 : 600;
+	bool run = p->kind == MMSTAT_RESULT_RUN && p->view == VIEW_SERIES;
+	bool conv = p->view == VIEW_CONVERGENCE;
+	int w = run || conv ? 1100 : 1500, h = run ? 1900 : conv ? 1200 : p->view == VIEW_NODES ? 1400 : 600;
 	switch (p->fmt) {
 	case FMT_PNG:
 		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
@@ -852,8 +976,8 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		break;
 	case FMT_TXT:
 		/* ASCII art for a terminal or a mail: text only, no colour */
-		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run ? 100 : 150,
-			run ? 144 : p->nodes ? 96 : 32);
+		fprintf(f, "set terminal dumb size %d,%d noenhanced mono\n", run || conv ? 100 : 150,
+			run ? 144 : conv ? 90 : p->view == VIEW_NODES ? 96 : 32);
 		break;
 	default:
 		fprintf(f, "set terminal svg size %d,%d noenhanced font 'Helvetica,13' background rgb 'white'\n",
@@ -864,8 +988,10 @@ static void write_script(FILE *f, const struct plot *p, const char *tmp)
 		put_gp_quoted(f, tmp, true);
 		fprintf(f, "\n");
 	}
-	if (p->nodes)
+	if (p->view == VIEW_NODES)
 		nodes_script(f, p);
+	else if (p->view == VIEW_CONVERGENCE)
+		convergence_script(f, p);
 	else if (run)
 		run_script(f, p);
 	else
@@ -988,12 +1114,12 @@ static enum format format_of(const char *out)
 	     : ends_with(out, ".txt") || !strcmp(out, "-") ? FMT_TXT : FMT_SVG;
 }
 
-/* --kind: "series" or "nodes" (run results only); -1 if unknown. */
-static int kind_nodes(const char *kind)
+/* --kind: "series", "nodes" or "convergence" (enum view); -1 if unknown. */
+static int kind_view(const char *kind)
 {
 	if (!kind || !strcmp(kind, "series"))
-		return 0;
-	return !strcmp(kind, "nodes") ? 1 : -1;
+		return VIEW_SERIES;
+	return !strcmp(kind, "nodes") ? VIEW_NODES : !strcmp(kind, "convergence") ? VIEW_CONVERGENCE : -1;
 }
 
 int plot_script(int nfiles, char **paths, const char *out, FILE *f)
@@ -1005,11 +1131,11 @@ int plot_script_kind(int nfiles, char **paths, const char *out, const char *kind
 {
 	struct plot p = { .out = out };
 	int rc = EXIT_INPUT;
-	if (nfiles < 1 || nfiles > MAX_FILES || kind_nodes(kind) < 0)
+	if (nfiles < 1 || nfiles > MAX_FILES || kind_view(kind) < 0)
 		return EXIT_INPUT;
 	p.fmt = format_of(out);
-	p.nodes = kind_nodes(kind) > 0;
-	if (!load_inputs(&p, nfiles, paths) && !(p.nodes && p.kind != MMSTAT_RESULT_RUN)) {
+	p.view = kind_view(kind);
+	if (!load_inputs(&p, nfiles, paths) && !(p.view != VIEW_SERIES && p.kind != MMSTAT_RESULT_RUN)) {
 		write_script(f, &p, strcmp(out, "-") ? "plot.tmp" : NULL);
 		rc = 0;
 	}
@@ -1069,12 +1195,12 @@ int cmd_plot(int argc, char **argv)
 			p.title = optarg;
 			break;
 		case OPT_KIND:
-			if (kind_nodes(optarg) < 0) {
-				fprintf(stderr, "numasim plot: --kind: expected series or nodes\n"
+			if (kind_view(optarg) < 0) {
+				fprintf(stderr, "numasim plot: --kind: expected series, nodes or convergence\n"
 					"Try 'numasim plot --help'.\n");
 				return EXIT_INPUT;
 			}
-			p.nodes = kind_nodes(optarg) > 0;
+			p.view = kind_view(optarg);
 			break;
 		case ':':
 			fprintf(stderr, "numasim plot: option '%s' needs a value\n"
@@ -1106,9 +1232,9 @@ int cmd_plot(int argc, char **argv)
 
 	if (load_inputs(&p, argc - optind, argv + optind))
 		goto out;
-	if (p.nodes && p.kind != MMSTAT_RESULT_RUN) {
-		fprintf(stderr, "numasim plot: --kind nodes draws run results ('numasim run --json'), "
-			"not ab results\n");
+	if (p.view != VIEW_SERIES && p.kind != MMSTAT_RESULT_RUN) {
+		fprintf(stderr, "numasim plot: --kind %s draws run results ('numasim run --json'), "
+			"not ab results\n", p.view == VIEW_NODES ? "nodes" : "convergence");
 		goto out;
 	}
 
