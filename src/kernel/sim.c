@@ -54,6 +54,7 @@ static int timeseries_init(struct sim *s)
 	    !(ts->faults_local = calloc(cells ? cells : 1, sizeof(double))) ||
 	    !(ts->mem_share = calloc(cells ? cells : 1, sizeof(double))) ||
 	    !(ts->mm_last = calloc((size_t)s->nr_mms * 2 + 1, sizeof(uint64_t))) ||
+	    !(ts->task_nodes = calloc((cells ? cells : 1) * (size_t)s->m.nr_nodes, sizeof(uint16_t))) ||
 	    !(ts->mm_sum = calloc((size_t)s->nr_mms + 1, sizeof(double))) ||
 	    !(ts->mm_live = calloc((size_t)s->nr_mms + 1, sizeof(int))))
 		return -1;
@@ -72,6 +73,7 @@ static void timeseries_free(struct timeseries *ts)
 	free(ts->faults_local);
 	free(ts->mem_share);
 	free(ts->mm_last);
+	free(ts->task_nodes);
 	free(ts->mm_sum);
 	free(ts->mm_live);
 	free(ts);
@@ -112,8 +114,8 @@ static double ts_cumulative(const struct sim *s, enum ts_counter c)
 }
 
 /* The convergence series' second @sec: each process's hint faults and
- * local ones in it and, at its end, the mean local touch share of its
- * tasks still at work (workload_task_local_share). */
+ * local ones in it and, at its end, where its tasks still at work are and
+ * their mean local touch share (workload_task_local_share). */
 static void timeseries_mm_close(struct sim *s, int sec)
 {
 	struct timeseries *ts = s->ts;
@@ -133,6 +135,8 @@ static void timeseries_mm_close(struct sim *s, int sec)
 		const struct task_struct *t = &s->tasks[i];
 		if (t->syscall_caller || t->done)
 			continue;
+		int node = s->cpus[t->cpu].node;
+		ts->task_nodes[ts_mm_nodes_at(ts, t->mm->id, sec, s->m.nr_nodes) + (size_t)node]++;
 		double l = workload_task_local_share(s, t);
 		if (l >= 0) {
 			sum[t->mm->id] += l;

@@ -198,6 +198,7 @@ struct timeseries {
 	double *faults, *faults_local;    /* [mm][s]: its tasks' hint faults, local ones */
 	double *mem_share;                /* [mm][s]: its tasks' local touch share at the end, -1: none */
 	uint64_t *mm_last;                /* [mm][2]: hint faults, local ones, at the last second */
+	uint16_t *task_nodes;             /* [mm][s][node]: its tasks at work there at the end */
 	double *mm_sum;                   /* [mm]: scratch for the second being closed */
 	int *mm_live;
 };
@@ -206,6 +207,11 @@ struct timeseries {
 static inline size_t ts_mm_at(const struct timeseries *ts, int mm, int sec)
 {
 	return (size_t)mm * ts->mm_stride + (size_t)sec;
+}
+/* ... and its tasks on node 0 in task_nodes (@nodes per second). */
+static inline size_t ts_mm_nodes_at(const struct timeseries *ts, int mm, int sec, int nodes)
+{
+	return ts_mm_at(ts, mm, sec) * (size_t)nodes;
 }
 
 /* A scan pass of @ns ended; the scanning task's period is @period_ms. */

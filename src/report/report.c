@@ -206,6 +206,15 @@ static json_t *json_processes(const struct sim *s)
 		json_object_set_new(o, "hint_faults_per_s", hf);
 		json_object_set_new(o, "local_fault_share", lf);
 		json_object_set_new(o, "memory_local_share", mem);
+		json_t *tn = json_array();
+		for (int i = 0; i < ts->n; i++) {
+			json_t *row = json_array();
+			const uint16_t *c = &ts->task_nodes[ts_mm_nodes_at(ts, m, i, s->m.nr_nodes)];
+			for (int n = 0; n < s->m.nr_nodes; n++)
+				json_array_append_new(row, json_integer(c[n]));
+			json_array_append_new(tn, row);
+		}
+		json_object_set_new(o, "tasks_per_node", tn); /* at the end of each second, at work */
 		json_array_append_new(a, o);
 	}
 	return a;
