@@ -11,6 +11,9 @@ const char *const trace_type_names[NR_TRACE_TYPES] = {
 	[TR_SET_MIGRATION_PTE] = "set_migration_pte",
 	[TR_REMOVE_MIGRATION_PTE] = "remove_migration_pte",
 	[TR_SKIP_VMA] = "sched_skip_vma_numa",
+	[TR_MOVE_NUMA] = "sched_move_numa",
+	[TR_SWAP_NUMA] = "sched_swap_numa",
+	[TR_STICK_NUMA] = "sched_stick_numa",
 	[TR_SCAN_PASS] = "numa_scan_pass",
 	[TR_GATHER] = "numa_mmu_gather",
 	[TR_PTE_TABLE] = "change_pte_range",
@@ -18,6 +21,7 @@ const char *const trace_type_names[NR_TRACE_TYPES] = {
 	[TR_MIGRATION] = "numa_migration",
 	[TR_FLUSH_ROUND] = "flush_round",
 	[TR_BATCH_RECORDED] = "tlb_ubc_flush_pending",
+	[TR_NUMA_MIGRATE_RESULT] = "numa_migrate_result",
 };
 
 /* The strings of the fixed tracepoint (Dec 2025 spelling). */
@@ -73,6 +77,41 @@ void trace_emit(struct trace_buf *t, enum trace_type type, int cpu, int pid, uin
 		t->on_check(t);
 }
 
+/* Two 32-bit halves, and four 16-bit quarters, of a record's int64. */
+static int64_t pack32(int32_t lo, int32_t hi)
+{
+	return (int64_t)((uint64_t)(uint32_t)lo | (uint64_t)(uint32_t)hi << 32);
+}
+static int32_t half(int64_t v, int i)
+{
+	return (int32_t)(uint32_t)((uint64_t)v >> (32 * i));
+}
+static int64_t pack16(int32_t q0, int32_t q1, int32_t q2, int32_t q3)
+{
+	return (int64_t)((uint64_t)(uint16_t)q0 | (uint64_t)(uint16_t)q1 << 16 |
+			 (uint64_t)(uint16_t)q2 << 32 | (uint64_t)(uint16_t)q3 << 48);
+}
+static int32_t quarter(int64_t v, int i)
+{
+	return (int16_t)(uint16_t)((uint64_t)v >> (16 * i));
+}
+
+void trace_emit_numa(struct trace_buf *t, enum trace_type type, uint64_t ts,
+		     const struct trace_numa_pair *f)
+{
+	const struct trace_numa_task *src = &f->src, *dst = &f->dst;
+	trace_emit(t, type, src->cpu, src->pid, ts, 0, pack32(src->tgid, src->ngid),
+		   pack16(src->cpu, src->nid, dst->cpu, dst->nid), pack32(dst->pid, dst->tgid), dst->ngid);
+}
+
+struct trace_numa_pair trace_numa_fields(const struct trace_event *e)
+{
+	return (struct trace_numa_pair){
+		.src = { e->pid, half(e->a, 0), half(e->a, 1), quarter(e->b, 0), quarter(e->b, 1) },
+		.dst = { half(e->c, 0), half(e->c, 1), (int32_t)e->d, quarter(e->b, 2), quarter(e->b, 3) },
+	};
+}
+
 int trace_parse_events(const char *list, uint32_t *mask, char *err, size_t errlen)
 {
 	char buf[512];
@@ -93,11 +132,11 @@ int trace_parse_events(const char *list, uint32_t *mask, char *err, size_t errle
 			if (!strcmp(tok, trace_type_names[i]))
 				k = i;
 		if (k < 0) {
-			snprintf(err, errlen, "--trace-events: unknown event '%s' (one of all, kernel, "
-				 "tlb_flush, mm_migrate_pages_start, mm_migrate_pages, set_migration_pte, "
-				 "remove_migration_pte, sched_skip_vma_numa, numa_scan_pass, numa_mmu_gather, "
-				 "change_pte_range, numa_hint_fault, numa_migration, flush_round, "
-				 "tlb_ubc_flush_pending)", tok);
+			int n = snprintf(err, errlen, "--trace-events: unknown event '%s' (one of all, kernel", tok);
+			for (int i = 0; i < NR_TRACE_TYPES && n >= 0 && (size_t)n < errlen; i++)
+				n += snprintf(err + n, errlen - (size_t)n, ", %s", trace_type_names[i]);
+			if (n >= 0 && (size_t)n < errlen)
+				snprintf(err + n, errlen - (size_t)n, ")");
 			return -1;
 		}
 		*mask |= 1u << k;

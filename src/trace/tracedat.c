@@ -17,10 +17,12 @@
  *     (type_len:5, time_delta:27) and the record (common fields, then the
  *     event's), a time-extend event where a delta needs more than 27 bits.
  *
- * Every field after the common ones is 8 bytes (a long), so an event's
- * layout is its list of field names; the print formats say how
- * `trace-cmd report` prints them, the kernel tracepoints' as their
- * TP_printk does (symbolic names through __print_symbolic). */
+ * A field after the common ones is 8 bytes (a long) unless its layout
+ * gives it a 4-byte C type (the sched NUMA tracepoints' pid_t and int, as
+ * the kernel's format files have them), so an event's layout is its list
+ * of field names and those types; the print formats say how `trace-cmd
+ * report` prints them, the kernel tracepoints' as their TP_printk does
+ * (symbolic names through __print_symbolic, masks through __print_flags). */
 #include "trace/writers.h"
 
 #include <stdlib.h>
@@ -31,7 +33,7 @@
 #define DAT_PAGE_DATA (DAT_PAGE - DAT_PAGE_HEADER)
 #define DELTA_BITS 27
 #define TYPE_TIME_EXTEND 30
-#define MAX_FIELDS 8
+#define MAX_FIELDS 10
 
 enum dat_kind { DK_INSTANT, DK_BEGIN, DK_END };
 
@@ -95,11 +97,30 @@ static void put_le(unsigned char *o, uint64_t v, int bytes)
 
 struct dat_layout {
 	const char *system;
-	const char *fields[MAX_FIELDS];     /* in record order, each a long */
+	const char *fields[MAX_FIELDS];     /* in record order */
 	bool is_signed[MAX_FIELDS];
 	const char *print;                  /* the print fmt's format string */
-	const char *args;                   /* and its arguments, with %S for a symbolic list */
+	const char *args;                   /* and its arguments: @list(REC->x) for a symbolic
+					     * value, !list(REC->x) for a mask of flags */
+	const char *int_type[MAX_FIELDS];   /* a 4-byte field's C type; NULL: a long */
 };
+
+/* sched:sched_move_numa's and the pair events' fields, as in
+ * include/trace/events/sched.h (v6.12; the pair layout since b2b2042b2047,
+ * v5.7). */
+#define NUMA_SIGNED { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }
+#define NUMA_MOVE_TYPES { "pid_t", "pid_t", "pid_t", "int", "int", "int", "int" }
+#define NUMA_PAIR_TYPES { "pid_t", "pid_t", "pid_t", "int", "int", "pid_t", "pid_t", "pid_t", "int", "int" }
+#define NUMA_PAIR_LAYOUT                                                                                   \
+	{ "sched",                                                                                         \
+	  { "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid", "dst_ngid",   \
+	    "dst_cpu", "dst_nid" },                                                                        \
+	  NUMA_SIGNED,                                                                                  \
+	  "src_pid=%d src_tgid=%d src_ngid=%d src_cpu=%d src_nid=%d dst_pid=%d dst_tgid=%d dst_ngid=%d "   \
+	  "dst_cpu=%d dst_nid=%d",                                                                         \
+	  "REC->src_pid, REC->src_tgid, REC->src_ngid, REC->src_cpu, REC->src_nid, REC->dst_pid, "         \
+	  "REC->dst_tgid, REC->dst_ngid, REC->dst_cpu, REC->dst_nid",                                      \
+	  NUMA_PAIR_TYPES }
 
 /* What each recorded type becomes.  Values past the kernel tracepoint's
  * arguments that the model does not have are 0, as the text writes them. */
@@ -123,6 +144,12 @@ static const struct dat_layout layouts[NR_TRACE_TYPES] = {
 	[TR_SKIP_VMA] = { "sched", { "numa_scan_offset", "vm_start", "vm_end", "reason" }, { 0, 0, 0, 1 },
 			  "numa_scan_offset=%lX vm_start=%lX vm_end=%lX reason=%s",
 			  "REC->numa_scan_offset, REC->vm_start, REC->vm_end, @skip(REC->reason)" },
+	[TR_MOVE_NUMA] = { "sched", { "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" },
+			   NUMA_SIGNED, "pid=%d tgid=%d ngid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d",
+			   "REC->pid, REC->tgid, REC->ngid, REC->src_cpu, REC->src_nid, REC->dst_cpu, REC->dst_nid",
+			   NUMA_MOVE_TYPES },
+	[TR_SWAP_NUMA] = NUMA_PAIR_LAYOUT,
+	[TR_STICK_NUMA] = NUMA_PAIR_LAYOUT,
 	[TR_SCAN_PASS] = { "numasim", { "pte_updates", "full_flushes" }, { 1, 1 },
 			   "pte_updates=%ld full_flushes=%ld", "REC->pte_updates, REC->full_flushes" },
 	[TR_GATHER] = { "numasim", { "start", "end" }, { 0, 0 }, "start=%lx end=%lx", "REC->start, REC->end" },
@@ -138,6 +165,10 @@ static const struct dat_layout layouts[NR_TRACE_TYPES] = {
 			     "nr_ipis=%ld pages=%ld origin=%s", "REC->nr_ipis, REC->pages, @origin(REC->origin)" },
 	[TR_BATCH_RECORDED] = { "numasim", { "addr", "pending" }, { 0, 1 }, "addr=%lx pending=%ld",
 				"REC->addr, REC->pending" },
+	[TR_NUMA_MIGRATE_RESULT] = { "numasim", { "outcome", "preferred_nid", "best_cpu", "refused" },
+				     { 1, 1, 1, 0 }, "outcome=%s preferred_nid=%ld best_cpu=%ld refused=%s",
+				     "@outcome(REC->outcome), REC->preferred_nid, REC->best_cpu, "
+				     "!refused(REC->refused)" },
 };
 
 static int nr_fields(int type)
@@ -148,9 +179,26 @@ static int nr_fields(int type)
 	return n;
 }
 
+static int field_size(int type, int i)
+{
+	return layouts[type].int_type[i] ? 4 : 8;
+}
+
+/* The sched NUMA tracepoints' field @i, in their layouts' order. */
+static int64_t numa_field(const struct trace_event *e, int i)
+{
+	const struct trace_numa_pair n = trace_numa_fields(e);
+	const int32_t move[7] = { n.src.pid, n.src.tgid, n.src.ngid, n.src.cpu, n.src.nid, n.dst.cpu, n.dst.nid };
+	const int32_t pair[10] = { n.src.pid, n.src.tgid, n.src.ngid, n.src.cpu, n.src.nid,
+				   n.dst.pid, n.dst.tgid, n.dst.ngid, n.dst.cpu, n.dst.nid };
+	return e->type == TR_MOVE_NUMA ? move[i] : pair[i];
+}
+
 /* The value of field @i of event @e (the text writer's a, b, c, d). */
 static int64_t field_value(const struct trace_event *e, int i)
 {
+	if (e->type == TR_MOVE_NUMA || e->type == TR_SWAP_NUMA || e->type == TR_STICK_NUMA)
+		return numa_field(e, i);
 	if (e->type == TR_MIGRATE_PAGES) { /* succeeded, failed, 4 x 0, mode, reason */
 		static const int src[8] = { 0, 1, -1, -1, -1, -1, 2, 3 };
 		i = src[i];
@@ -179,7 +227,25 @@ static name_fn symbolic_fn(const char *name)
 		return trace_skip_reason_name;
 	if (!strcmp(name, "origin"))
 		return trace_flush_origin_name;
+	if (!strcmp(name, "outcome"))
+		return trace_numa_outcome_name;
 	return NULL;
+}
+
+/* "!list(REC->x)": __print_flags(REC->x, "|", { 1, "name" }, ...), the
+ * bits the text writer names (only "refused" so far); 0 prints nothing. */
+static void put_flags(struct dbuf *d, const char *arg)
+{
+	static const char delim[] = ", \"|\"";
+	db_mem(d, "__print_flags(", 14);
+	db_mem(d, arg, strlen(arg));
+	db_mem(d, delim, strlen(delim));
+	for (int b = 0; b < NR_NUMA_REFUSED; b++) {
+		char item[96];
+		int n = snprintf(item, sizeof(item), ", { %d, \"%s\" }", 1 << b, trace_numa_refused_name(b));
+		db_mem(d, item, (size_t)n);
+	}
+	db_mem(d, ")", 1);
 }
 
 /* "@list(REC->x)" in a layout's arguments becomes
@@ -188,7 +254,7 @@ static name_fn symbolic_fn(const char *name)
 static void put_args(struct dbuf *d, const char *args)
 {
 	for (const char *s = args; *s;) {
-		if (*s != '@') {
+		if (*s != '@' && *s != '!') {
 			db_mem(d, s, 1);
 			s++;
 			continue;
@@ -197,6 +263,11 @@ static void put_args(struct dbuf *d, const char *args)
 		char list[16], arg[64];
 		snprintf(list, sizeof(list), "%.*s", (int)(open - s - 1), s + 1);
 		snprintf(arg, sizeof(arg), "%.*s", (int)(close - open - 1), open + 1);
+		if (*s == '!') {
+			put_flags(d, arg);
+			s = close + 1;
+			continue;
+		}
 		db_mem(d, "__print_symbolic(", 17);
 		db_mem(d, arg, strlen(arg));
 		for (int64_t v = 0; v < 32; v++) {
@@ -238,8 +309,10 @@ static void put_format(struct dbuf *d, int type, enum dat_kind k)
 	put_field(d, "int", "common_pid", 4, 4, true);
 	db_mem(d, "\n", 1);
 	int nf = k == DK_END ? 0 : nr_fields(type), off = 8;
-	for (int i = 0; i < nf; i++, off += 8)
-		put_field(d, l->is_signed[i] ? "long" : "unsigned long", l->fields[i], off, 8, l->is_signed[i]);
+	for (int i = 0; i < nf; off += field_size(type, i), i++) {
+		const char *ctype = l->int_type[i] ? l->int_type[i] : l->is_signed[i] ? "long" : "unsigned long";
+		put_field(d, ctype, l->fields[i], off, field_size(type, i), l->is_signed[i]);
+	}
 	if (k != DK_INSTANT)
 		put_field(d, "unsigned long", "dur_ns", off, 8, false);
 	db_mem(d, "\nprint fmt: \"", 13);
@@ -422,8 +495,8 @@ int trace_write_dat(const struct trace_buf *t, const struct trace_plan *p, const
 		put_le(rec, (uint64_t)event_id(e->type, k), 2);
 		rec[2] = rec[3] = 0;
 		put_le(rec + 4, (uint64_t)(uint32_t)e->pid, 4);
-		for (int fi = 0; fi < nf; fi++, off += 8)
-			put_le(rec + off, (uint64_t)field_value(e, fi), 8);
+		for (int fi = 0; fi < nf; off += field_size(e->type, fi), fi++)
+			put_le(rec + off, (uint64_t)field_value(e, fi), field_size(e->type, fi));
 		if (k != DK_INSTANT) {
 			put_le(rec + off, e->dur, 8);
 			off += 8;

@@ -59,6 +59,21 @@ const char *trace_skip_reason_name(int64_t reason)
 	return reason >= 0 && reason < 7 ? n[reason] : "?";
 }
 
+/* enum numa_migrate_outcome (trace/trace.h) */
+const char *trace_numa_outcome_name(int64_t outcome)
+{
+	static const char *const n[] = { "moved", "swapped", "no_cpu", "failed", "no_sd_numa" };
+	return outcome >= 0 && outcome < 5 ? n[outcome] : "?";
+}
+
+/* enum numa_migrate_refused's bits (trace/trace.h) */
+const char *trace_numa_refused_name(int64_t bit)
+{
+	static const char *const n[NR_NUMA_REFUSED] = { "move_imbalance", "swap_spare", "swap_smallimp",
+							"swap_not_home", "cpu_claimed", "affinity" };
+	return bit >= 0 && bit < NR_NUMA_REFUSED ? n[bit] : "?";
+}
+
 static const char *tlb_reason_name(int64_t r)
 {
 	return r >= 0 && r < 6 ? tlb_flush_reason_names[r] : "?";
@@ -78,7 +93,9 @@ static const char *type_cat(int type)
 	case TR_MIGRATE_START: case TR_MIGRATE_PAGES: case TR_SET_MIGRATION_PTE:
 	case TR_REMOVE_MIGRATION_PTE: case TR_MIGRATION:
 		return "migrate";
-	case TR_SKIP_VMA: return "sched";
+	case TR_SKIP_VMA: case TR_MOVE_NUMA: case TR_SWAP_NUMA: case TR_STICK_NUMA:
+	case TR_NUMA_MIGRATE_RESULT:
+		return "sched";
 	case TR_SCAN_PASS: case TR_PTE_TABLE: return "numa";
 	case TR_GATHER: return "mmu_gather";
 	case TR_HINT_FAULT: return "fault";
@@ -532,6 +549,45 @@ static void j_name(struct sink *k, const char *key, const char *v, bool *first)
 	sk_jstr(k, v);
 }
 
+/* The sched NUMA tracepoints' fields: sched_move_numa's seven, or the
+ * pair events' ten. */
+static void json_numa(struct sink *k, const struct trace_event *e, bool *f)
+{
+	const struct trace_numa_pair n = trace_numa_fields(e);
+	bool pair = e->type != TR_MOVE_NUMA;
+	j_int(k, pair ? "src_pid" : "pid", n.src.pid, f);
+	j_int(k, pair ? "src_tgid" : "tgid", n.src.tgid, f);
+	j_int(k, pair ? "src_ngid" : "ngid", n.src.ngid, f);
+	j_int(k, "src_cpu", n.src.cpu, f);
+	j_int(k, "src_nid", n.src.nid, f);
+	if (pair) {
+		j_int(k, "dst_pid", n.dst.pid, f);
+		j_int(k, "dst_tgid", n.dst.tgid, f);
+		j_int(k, "dst_ngid", n.dst.ngid, f);
+	}
+	j_int(k, "dst_cpu", n.dst.cpu, f);
+	j_int(k, "dst_nid", n.dst.nid, f);
+}
+
+/* "name|name" of the bits set in an enum numa_migrate_refused mask
+ * (nothing for 0), as the kernel's __print_flags prints a mask. */
+static void sk_refused(struct sink *k, int64_t mask)
+{
+	for (int b = 0, first = 1; b < 63; b++) {
+		if (!(mask >> b & 1))
+			continue;
+		if (!first)
+			sk_ch(k, '|');
+		first = 0;
+		if (b < NR_NUMA_REFUSED) {
+			sk_str(k, trace_numa_refused_name(b));
+		} else {
+			sk_str(k, "0x");
+			sk_hex(k, (uint64_t)1 << b, false);
+		}
+	}
+}
+
 /* The event's fields, named as the kernel's tracepoint names them. */
 static void json_args(struct sink *k, const struct trace_event *e)
 {
@@ -568,6 +624,11 @@ static void json_args(struct sink *k, const struct trace_event *e)
 		j_hex(k, "vm_end", e->c, &f);
 		j_name(k, "reason", trace_skip_reason_name(e->d), &f);
 		break;
+	case TR_MOVE_NUMA:
+	case TR_SWAP_NUMA:
+	case TR_STICK_NUMA:
+		json_numa(k, e, &f);
+		break;
 	case TR_SCAN_PASS:
 		j_int(k, "pte_updates", e->a, &f);
 		j_int(k, "full_flushes", e->b, &f);
@@ -603,6 +664,15 @@ static void json_args(struct sink *k, const struct trace_event *e)
 		j_int(k, "pending", e->b, &f);
 		if (e->c)
 			j_int(k, "batch", (int64_t)((uint64_t)e->c >> 2), &f);
+		break;
+	case TR_NUMA_MIGRATE_RESULT:
+		j_name(k, "outcome", trace_numa_outcome_name(e->a), &f);
+		j_int(k, "preferred_nid", e->b, &f);
+		j_int(k, "best_cpu", e->c, &f);
+		j_key(k, "refused", &f);
+		sk_ch(k, '"');
+		sk_refused(k, e->d);
+		sk_ch(k, '"');
 		break;
 	default:
 		break;
@@ -838,6 +908,26 @@ static void t_kx(struct sink *k, const char *key, int64_t v)
 	sk_hex(k, (uint64_t)v, false);
 }
 
+/* The sched NUMA tracepoints, as their TP_printk in
+ * include/trace/events/sched.h. */
+static void text_numa(struct sink *k, const struct trace_event *e)
+{
+	const struct trace_numa_pair n = trace_numa_fields(e);
+	bool pair = e->type != TR_MOVE_NUMA;
+	t_kv(k, pair ? "src_pid=" : "pid=", n.src.pid);
+	t_kv(k, pair ? " src_tgid=" : " tgid=", n.src.tgid);
+	t_kv(k, pair ? " src_ngid=" : " ngid=", n.src.ngid);
+	t_kv(k, " src_cpu=", n.src.cpu);
+	t_kv(k, " src_nid=", n.src.nid);
+	if (pair) {
+		t_kv(k, " dst_pid=", n.dst.pid);
+		t_kv(k, " dst_tgid=", n.dst.tgid);
+		t_kv(k, " dst_ngid=", n.dst.ngid);
+	}
+	t_kv(k, " dst_cpu=", n.dst.cpu);
+	t_kv(k, " dst_nid=", n.dst.nid);
+}
+
 /* The fields, formatted as the kernel's TP_printk does for tracepoints. */
 static void text_fields(struct sink *k, const struct trace_event *e)
 {
@@ -880,6 +970,11 @@ static void text_fields(struct sink *k, const struct trace_event *e)
 		sk_str(k, " reason=");
 		sk_str(k, trace_skip_reason_name(e->d));
 		break;
+	case TR_MOVE_NUMA:
+	case TR_SWAP_NUMA:
+	case TR_STICK_NUMA:
+		text_numa(k, e);
+		break;
 	case TR_SCAN_PASS:
 		t_kv(k, "pte_updates=", e->a);
 		t_kv(k, " full_flushes=", e->b);
@@ -914,6 +1009,14 @@ static void text_fields(struct sink *k, const struct trace_event *e)
 	case TR_BATCH_RECORDED:
 		t_kx(k, "addr=", e->a);
 		t_kv(k, " pending=", e->b);
+		break;
+	case TR_NUMA_MIGRATE_RESULT:
+		sk_str(k, "outcome=");
+		sk_str(k, trace_numa_outcome_name(e->a));
+		t_kv(k, " preferred_nid=", e->b);
+		t_kv(k, " best_cpu=", e->c);
+		sk_str(k, " refused=");
+		sk_refused(k, e->d);
 		break;
 	default:
 		break;

@@ -119,6 +119,9 @@ const char *trace_migrate_mode_name(int64_t mode);
 const char *trace_migrate_reason_name(int64_t reason);
 const char *trace_flush_origin_name(int64_t origin);
 const char *trace_skip_reason_name(int64_t reason);
+const char *trace_numa_outcome_name(int64_t outcome);
+/* Bit @bit of enum numa_migrate_refused, by name ("?" past the last). */
+const char *trace_numa_refused_name(int64_t bit);
 /* True for the types recorded with a duration (spans). */
 bool trace_type_is_span(int type);
 

@@ -3,8 +3,9 @@
 # every text event line matches the mmtests ftrace regex and the begin/end
 # lines pair up per CPU, the event counts agree with the run's counters,
 # trace-cmd report reads FILE.dat and prints the .txt's events (where
-# trace-cmd is installed), a window keeps only its events, and bad options
-# exit 2 writing nothing.
+# trace-cmd is installed), the sched NUMA tracepoints of a small numa01
+# carry the tasks' ids in the kernel's layout, a window keeps only its
+# events, and bad options exit 2 writing nothing.
 set -euo pipefail
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
@@ -185,6 +186,104 @@ if have trace-cmd; then
     [ "$(grep -c ' tlb_flush: ' "$work/report")" = "$(grep -c ' tlb_flush: ' "$work/d.txt")" ] ||
         fail "trace-cmd report and the .txt have different tlb_flush counts"
 fi
+
+# ---- the sched NUMA tracepoints: a small numa01 ------------------------------
+# 2 processes x 6 threads on 2 nodes x 4 CPUs: in 10 s task_numa_migrate
+# moves a task, swaps some and finds no CPU for others.  The events agree
+# with the run's counters; pid, tgid (the process) and ngid (the group's
+# first task) are the tasks'; trace-cmd report parses the kernel's formats.
+numa01_small() {
+    "$NUMASIM" run numa01 --quiet --duration 10 --seed 1 --set machine.cores_per_node=4 \
+        --set machine.threads_per_core=1 --set workload.threads=6 --set workload.memory_gib=0.25 "$@"
+}
+numa01_small --json "$work/nr.json" --trace "$work/n" \
+    --trace-events sched_move_numa,sched_swap_numa,sched_stick_numa,numa_migrate_result \
+    >/dev/null 2>"$work/err" || fail "traced numa01 run failed: $(cat "$work/err")"
+nnum() { sed -n "s/.*\"$1\": *\([0-9][0-9]*\).*/\1/p" "$work/nr.json" | head -1; }
+ncount() { grep -c -E "$1" "$work/n.txt" || true; }
+moves=$(ncount ' sched_move_numa: pid=')
+swaps=$(ncount ' sched_swap_numa: src_pid=')
+sticks=$(ncount ' sched_stick_numa: src_pid=')
+[ "$moves" -gt 0 ] && [ "$swaps" -gt 0 ] && [ "$sticks" -gt 0 ] ||
+    fail "numa01: moves $moves, swaps $swaps, sticks $sticks: the test needs each"
+[ "$moves" = "$(nnum numa_task_moves)" ] || fail "sched_move_numa $moves != numa_task_moves $(nnum numa_task_moves)"
+[ "$swaps" = "$(nnum numa_task_swaps)" ] || fail "sched_swap_numa $swaps != numa_task_swaps $(nnum numa_task_swaps)"
+# numasim's numa_migrate_result: one per search, its outcome the tracepoint's
+[ "$(ncount ' numa_migrate_result: ')" = $((moves + swaps + sticks)) ] ||
+    fail "numa_migrate_result $(ncount ' numa_migrate_result: ') != $moves + $swaps + $sticks"
+[ "$(ncount 'numa_migrate_result: outcome=moved ')" = "$moves" ] || fail "outcome=moved != sched_move_numa"
+[ "$(ncount 'numa_migrate_result: outcome=swapped ')" = "$swaps" ] || fail "outcome=swapped != sched_swap_numa"
+# a stick for want of a CPU has no partner: dst 0, CPU and node -1
+[ "$(ncount 'sched_stick_numa: .* dst_pid=0 dst_tgid=0 dst_ngid=0 dst_cpu=-1 dst_nid=-1$')" = \
+  "$(ncount 'numa_migrate_result: outcome=no_cpu ')" ] || fail "sched_stick_numa without a CPU != outcome=no_cpu"
+if [ -n "$py" ]; then
+    $py - "$work/n.txt" "$work/nr.json" >"$work/ncheck" <<'PYEOF' || fail "numa01 ids: $(cat "$work/ncheck")"
+import json, re, sys
+tasks = {t["pid"]: t for t in json.load(open(sys.argv[2]))["tasks"]}
+tgid, moves, swaps = {}, {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r" (sched_(?:move|swap|stick)_numa): (.*)$", line)
+    if not m:
+        continue
+    ev = m.group(1)
+    f = {k: int(v) for k, v in (kv.split("=") for kv in m.group(2).split())}
+    pre = "" if ev == "sched_move_numa" else "src_"
+    sides = [pre] + (["dst_"] if ev == "sched_swap_numa" else [])
+    for side in sides:
+        pid, tg, ng = f[side + "pid"], f[side + "tgid"], f[side + "ngid"]
+        if pid not in tasks:
+            print("unknown pid", pid, line); sys.exit(1)
+        # one tgid per thread, its process's; the group's gid is a task
+        # of the same process (numa01's processes share no memory)
+        if tgid.setdefault(pid, tg) != tg or not 0 < tg <= pid:
+            print("tgid", tg, "of", pid, line); sys.exit(1)
+        if ng and (ng not in tasks or tgid.get(ng, tg) != tg):
+            print("ngid", ng, "of", pid, line); sys.exit(1)
+        if ev == "sched_swap_numa":
+            swaps[pid] = swaps.get(pid, 0) + 1
+    if ev == "sched_move_numa":
+        moves[f["pid"]] = moves.get(f["pid"], 0) + 1
+    if f["dst_cpu"] >= 0 and f["src_nid"] == f["dst_nid"]:
+        print("within a node", line); sys.exit(1)
+bad = [p for p, t in tasks.items() if t["numa_moves"] != moves.get(p, 0) or t["numa_swaps"] != swaps.get(p, 0)]
+if bad or len(set(tgid.values())) != 2:
+    print("per-task moves or swaps differ for", bad, "or tgids", set(tgid.values())); sys.exit(1)
+PYEOF
+fi
+if have trace-cmd; then
+    trace-cmd report "$work/n.dat" >"$work/nreport" 2>"$work/nreport.err" ||
+        fail "trace-cmd report (numa01) failed: $(head -3 "$work/nreport.err")"
+    [ -s "$work/nreport.err" ] && fail "trace-cmd report (numa01) complained: $(head -3 "$work/nreport.err")"
+    grep -q 'FAILED TO PARSE' "$work/nreport" && fail "trace-cmd could not parse: $(grep -m1 'FAILED TO PARSE' "$work/nreport")"
+    norm <"$work/n.txt" >"$work/n.norm"
+    norm <"$work/nreport" >"$work/nr.norm"
+    cmp -s "$work/n.norm" "$work/nr.norm" ||
+        { diff "$work/n.norm" "$work/nr.norm" | head -5 >&2; fail "trace-cmd report and the .txt differ (numa01)"; }
+    # the kernel's own layout (include/trace/events/sched.h, as tracefs
+    # prints the format): 4-byte pid_t and int fields after the common ones
+    trace-cmd dump --events "$work/n.dat" >"$work/nformats" 2>&1 || fail "trace-cmd dump --events failed"
+    has_fields() { # EVENT FIELD...: the fields in order from offset 8
+        local ev=$1 off=8; shift
+        for f in "$@"; do
+            sed -n "/^name: $ev\$/,/^print fmt/p" "$work/nformats" |
+                grep -qF "field:$f;	offset:$off;	size:4;	signed:1;" || fail "$ev's format has no '$f' at offset $off"
+            off=$((off + 4))
+        done
+    }
+    has_fields sched_move_numa "pid_t pid" "pid_t tgid" "pid_t ngid" "int src_cpu" "int src_nid" "int dst_cpu" "int dst_nid"
+    for ev in sched_swap_numa sched_stick_numa; do
+        has_fields $ev "pid_t src_pid" "pid_t src_tgid" "pid_t src_ngid" "int src_cpu" "int src_nid" \
+            "pid_t dst_pid" "pid_t dst_tgid" "pid_t dst_ngid" "int dst_cpu" "int dst_nid"
+    done
+    # trace-cmd's filters read the fields
+    [ "$(trace-cmd report -F 'sched_stick_numa: dst_cpu == -1' "$work/n.dat" 2>/dev/null | grep -c ' sched_stick_numa: ')" = \
+      "$(ncount 'numa_migrate_result: outcome=no_cpu ')" ] || fail "trace-cmd -F 'dst_cpu == -1' disagrees with the .txt"
+fi
+# 'kernel' takes the three tracepoints, not numasim's numa_migrate_result
+numa01_small --trace "$work/nk" --trace-events kernel >/dev/null 2>&1 || fail "numa01 --trace-events kernel failed"
+grep -q ' numa_migrate_result: ' "$work/nk.txt" && fail "--trace-events kernel let numa_migrate_result through"
+[ "$(grep -c -E ' sched_(move|swap|stick)_numa: ' "$work/nk.txt")" = $((moves + swaps + sticks)) ] ||
+    fail "--trace-events kernel: a different count of sched NUMA tracepoints"
 
 # ---- a window and an event filter -------------------------------------------
 "$NUMASIM" run small --quiet --duration 1.05 --trace "$work/w.txt" --trace-window 1.01:1.02 \

@@ -1,9 +1,11 @@
 /* Scheduler rules: init_numa_balancing, update_scan_period, placement once
- * per sweep, task_numa_migrate's swap and its imbalance allowance,
+ * per sweep, task_numa_migrate's swap and its imbalance allowance, the
+ * sched_move_numa / sched_swap_numa / sched_stick_numa tracepoints,
  * wake-up placement, and the x86 context switch (catch-up flush, lazy
  * CPUs, the v6.14 mm_cpumask trim).  The world is testsim's: 2 nodes of 2
  * CPUs, one process of 4 threads, one on each CPU (tasks 0 and 2 on node
  * 0, tasks 1 and 3 on node 1: fork balancing alternates nodes). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -315,6 +317,148 @@ static void test_task_numa_compare_partner_not_going_home_never_displaces_one_th
 	assert_int_equal(q->cpu, 3);
 }
 
+/* ---- the sched NUMA tracepoints ------------------------------------------------------- */
+
+/* Record every event type from here on. */
+static void trace_everything(struct sim *s)
+{
+	s->e.trace = trace_new(0, UINT64_MAX, TRACE_ALL, 1000);
+	assert_non_null(s->e.trace);
+}
+
+static int count_events(const struct sim *s, enum trace_type type)
+{
+	int n = 0;
+	for (size_t i = 0; i < s->e.trace->n; i++)
+		n += s->e.trace->ev[i].type == type;
+	return n;
+}
+
+/* The one event of @type recorded (fails unless there is exactly one). */
+static const struct trace_event *only_event(const struct sim *s, enum trace_type type)
+{
+	assert_int_equal(count_events(s, type), 1);
+	for (size_t i = 0; i < s->e.trace->n; i++)
+		if (s->e.trace->ev[i].type == type)
+			return &s->e.trace->ev[i];
+	return NULL;
+}
+
+/* @p makes a numa_group of its own (task_numa_group with no other task
+ * to join): its gid is p's pid, as the kernel's. */
+static void own_group(struct sim *s, struct task_struct *p)
+{
+	int priv = 0;
+	task_numa_group(s, p, cpu_pid_to_cpupid(s->m.nr_cpus, 0), 0, &priv);
+	assert_int_equal(task_numa_group_id(p), p->pid);
+}
+
+static void assert_numa_task(struct trace_numa_task f, const struct task_struct *p, int cpu, int nid)
+{
+	assert_int_equal(f.pid, p ? p->pid : 0);
+	assert_int_equal(f.tgid, p ? p->tgid : 0);
+	assert_int_equal(f.ngid, p ? task_numa_group_id(p) : 0);
+	assert_int_equal(f.cpu, cpu);
+	assert_int_equal(f.nid, nid);
+}
+
+static void test_migrate_task_to_traces_sched_move_numa(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 1); /* node 0; not the main thread */
+	assert_int_not_equal(p->pid, p->tgid);
+	faults_on(s, p, 1, 100);
+	own_group(s, p);
+	testsim_enter(s, p->idx, 10 * MS);
+	trace_everything(s);
+	/* the kernel's checks come first and trace nothing: the task's own
+	 * CPU (0, no move), a CPU it may not use (-EINVAL) */
+	struct cpumask node0 = { 0 };
+	cpumask_set_cpu(0, &node0);
+	cpumask_set_cpu(1, &node0);
+	p->cpus_ptr = &node0;
+	assert_int_equal(migrate_task_to(s, p, 1), 0);
+	assert_int_equal(migrate_task_to(s, p, 3), -EINVAL);
+	assert_int_equal(s->e.trace->n, 0);
+	p->cpus_ptr = NULL;
+	assert_int_equal(migrate_task_to(s, p, 2), 0);
+	const struct trace_event *e = only_event(s, TR_MOVE_NUMA);
+	assert_int_equal(e->cpu, 1);
+	assert_int_equal(e->pid, p->pid);
+	assert_int_equal(e->ts, 10 * MS);
+	struct trace_numa_pair f = trace_numa_fields(e);
+	assert_numa_task(f.src, p, 1, 0);
+	assert_int_equal(f.src.tgid, s->tasks[0].tgid); /* the process, not the thread */
+	assert_int_equal(f.src.ngid, p->pid);
+	assert_int_equal(f.dst.cpu, 2);
+	assert_int_equal(f.dst.nid, 1);
+	assert_int_equal(p->cpu, 2);
+}
+
+static void test_task_numa_migrate_swap_traces_sched_swap_numa(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0), *q = task_on(s, 2); /* node 0, node 1 */
+	faults_on(s, p, 1, 100);
+	faults_on(s, q, 0, 100);
+	own_group(s, q); /* p has none: its ngid is 0, and the swap's rules stay the ungrouped ones */
+	sched_setnuma(s, p, 1);
+	sched_setnuma(s, q, 0);
+	testsim_enter(s, p->idx, 10 * MS);
+	trace_everything(s);
+	assert_int_equal(task_numa_migrate(s, p), 0);
+	const struct trace_event *e = only_event(s, TR_SWAP_NUMA);
+	assert_int_equal(e->cpu, 0);
+	struct trace_numa_pair f = trace_numa_fields(e);
+	assert_numa_task(f.src, p, 0, 0);
+	assert_numa_task(f.dst, q, 2, 1);
+	assert_int_equal(f.dst.ngid, q->pid);
+	assert_int_equal(count_events(s, TR_MOVE_NUMA) + count_events(s, TR_STICK_NUMA), 0);
+	/* numasim's own: swapped, for node 1, with CPU 2; moves were refused
+	 * (node 1 is fully busy) */
+	const struct trace_event *r = only_event(s, TR_NUMA_MIGRATE_RESULT);
+	assert_int_equal(r->a, NUMA_MIGRATE_SWAPPED);
+	assert_int_equal(r->b, 1);
+	assert_int_equal(r->c, 2);
+	assert_true(r->d & NUMA_REFUSED_MOVE_IMBALANCE);
+}
+
+static void test_task_numa_migrate_without_cpu_traces_sched_stick_numa(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0), *q = task_on(s, 2);
+	/* the imbalance-allowance world above: no move, no swap */
+	sched_block_task(s, q, 0, 1000 * NSEC_PER_SEC);
+	faults_on(s, p, 1, 100);
+	sched_setnuma(s, p, 1);
+	testsim_enter(s, p->idx, 10 * MS);
+	trace_everything(s);
+	assert_int_equal(task_numa_migrate(s, p), -1);
+	/* no CPU found: no partner, dst_cpu and dst_nid -1 */
+	struct trace_numa_pair f = trace_numa_fields(only_event(s, TR_STICK_NUMA));
+	assert_numa_task(f.src, p, 0, 0);
+	assert_numa_task(f.dst, NULL, -1, -1);
+	assert_int_equal(count_events(s, TR_MOVE_NUMA) + count_events(s, TR_SWAP_NUMA), 0);
+	/* why: the move would unbalance the nodes, and a swap with CPU 3's
+	 * task (same process, no group) is not made while node 1 has room */
+	const struct trace_event *r = only_event(s, TR_NUMA_MIGRATE_RESULT);
+	assert_int_equal(r->a, NUMA_MIGRATE_NO_CPU);
+	assert_int_equal(r->b, 1);
+	assert_int_equal(r->c, -1);
+	assert_int_equal(r->d, NUMA_REFUSED_MOVE_IMBALANCE | NUMA_REFUSED_SWAP_SPARE);
+}
+
+static void test_migrate_swap_within_one_cpu_is_refused_untraced(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0);
+	testsim_enter(s, p->idx, 10 * MS);
+	trace_everything(s);
+	assert_int_equal(migrate_swap(s, p, p), -EINVAL);
+	assert_int_equal(s->e.trace->n, 0);
+	assert_int_equal(p->nr_numa_swaps, 0);
+}
+
 /* ---- wake-up placement ---------------------------------------------------------------- */
 
 static void test_wakeup_picks_idle_previous_cpu(void **state)
@@ -543,6 +687,11 @@ int main(void)
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_task_numa_compare_partner_not_going_home_never_displaces_one_that_is,
 					  testsim_teardown),
+		cmocka_unit_test_teardown(test_migrate_task_to_traces_sched_move_numa, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_migrate_swap_traces_sched_swap_numa, testsim_teardown),
+		cmocka_unit_test_teardown(test_task_numa_migrate_without_cpu_traces_sched_stick_numa,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_migrate_swap_within_one_cpu_is_refused_untraced, testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_picks_idle_previous_cpu, testsim_teardown),
 		cmocka_unit_test_teardown(test_wakeup_on_busy_previous_cpu_moves_to_idle_llc_sibling,
 					  testsim_teardown),

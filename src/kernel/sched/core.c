@@ -16,6 +16,7 @@
  * for the first tick boundary, on a global grid of 1/HZ, at which its CPU
  * time passes node_stamp + numa_scan_period -- the only tick at which
  * task_tick_numa can do anything. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "asm/mmu_context.h"
@@ -331,20 +332,55 @@ void move_task(struct sim *s, struct task_struct *p, int cpu, uint64_t now)
 	}
 }
 
-void migrate_task_to(struct sim *s, struct task_struct *p, int cpu)
+/* The sched_*_numa tracepoints' view of @p on @cpu: zeros without a task,
+ * node -1 without a CPU (TP_fast_assign of sched_numa_pair_template). */
+static struct trace_numa_task numa_trace_task(const struct sim *s, const struct task_struct *p, int cpu)
 {
-	p->nr_numa_moves++;
-	move_task(s, p, cpu, sim_now(s));
+	struct trace_numa_task f = { .cpu = cpu, .nid = cpu >= 0 ? cpu_to_node(s, cpu) : -1 };
+	if (p) {
+		f.pid = p->pid;
+		f.tgid = p->tgid;
+		f.ngid = task_numa_group_id(p);
+	}
+	return f;
 }
 
-void migrate_swap(struct sim *s, struct task_struct *p, struct task_struct *t)
+void trace_sched_numa(struct sim *s, enum trace_type type, const struct task_struct *src, int src_cpu,
+		      const struct task_struct *dst, int dst_cpu)
+{
+	struct trace_numa_pair f = { numa_trace_task(s, src, src_cpu), numa_trace_task(s, dst, dst_cpu) };
+	trace_emit_numa(s->e.trace, type, sim_now(s), &f);
+}
+
+/* Migrate the current task @p to @cpu. */
+int migrate_task_to(struct sim *s, struct task_struct *p, int cpu)
+{
+	int curr_cpu = p->cpu;
+	if (curr_cpu == cpu)
+		return 0;
+	if (!task_allowed(p, cpu))
+		return -EINVAL;
+	if (trace_on(s, TR_MOVE_NUMA))
+		trace_sched_numa(s, TR_MOVE_NUMA, p, curr_cpu, NULL, cpu);
+	p->nr_numa_moves++;
+	move_task(s, p, cpu, sim_now(s));
+	return 0;
+}
+
+/* Cross-migrate the current task @p and @t. */
+int migrate_swap(struct sim *s, struct task_struct *p, struct task_struct *t)
 {
 	int pc = p->cpu, tc = t->cpu;
+	if (pc == tc || !task_allowed(p, tc) || !task_allowed(t, pc))
+		return -EINVAL;
+	if (trace_on(s, TR_SWAP_NUMA))
+		trace_sched_numa(s, TR_SWAP_NUMA, p, pc, t, tc);
 	p->nr_numa_swaps++;
 	t->nr_numa_swaps++;
 	uint64_t now = sim_now(s);
 	move_task(s, t, pc, now);
 	move_task(s, p, tc, now);
+	return 0;
 }
 
 void sched_setnuma(struct sim *s, struct task_struct *p, int nid)

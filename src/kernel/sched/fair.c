@@ -740,6 +740,7 @@ struct task_numa_env {
 	struct task_struct *best_task;
 	int best_cpu;
 	int scanned;
+	unsigned refused;     /* enum numa_migrate_refused: what the search turned down */
 };
 
 /* update_numa_stats: the node's running tasks and, for the destination,
@@ -823,8 +824,10 @@ static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long tas
 {
 	struct task_struct *p = env->p, *cur;
 	long imp = p->numa_group ? groupimp : taskimp, moveimp = imp;
-	if (cpu_rq(s, env->dst_cpu)->numa_migrate_on)
+	if (cpu_rq(s, env->dst_cpu)->numa_migrate_on) {
+		env->refused |= NUMA_REFUSED_CPU_CLAIMED;
 		return false;
+	}
 	cur = s->cpus[env->dst_cpu].curr;
 	if (cur == p)
 		return true;
@@ -833,17 +836,23 @@ static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long tas
 			return false;
 		return task_numa_compare_assign(s, env, NULL, moveimp, maymove);
 	}
-	if (!task_allowed(cur, env->src_cpu))
+	if (!task_allowed(cur, env->src_cpu)) {
+		env->refused |= NUMA_REFUSED_AFFINITY;
 		return false;
+	}
 	bool cur_goes_home = cur->numa_preferred_nid == env->src_nid;
 	bool best_goes_home = env->best_task && env->best_task->numa_preferred_nid == env->src_nid;
-	if (best_goes_home && !cur_goes_home)
+	if (best_goes_home && !cur_goes_home) {
+		env->refused |= NUMA_REFUSED_SWAP_NOT_HOME;
 		return false;
+	}
 	if (cur->numa_group == p->numa_group) {
 		/* no swap inside a group while the destination has room
 		 * (13ede3315087, v6.0) */
-		if (env->dst_stats.type == node_has_spare)
+		if (env->dst_stats.type == node_has_spare) {
+			env->refused |= NUMA_REFUSED_SWAP_SPARE;
 			return false;
+		}
 		imp = taskimp + task_weight(s, cur, env->src_nid) - task_weight(s, cur, env->dst_nid);
 		if (cur->numa_group)
 			imp -= imp / 16;
@@ -861,8 +870,11 @@ static bool task_numa_compare(struct sim *s, struct task_numa_env *env, long tas
 	/* a partner going home beats a best one that is not, skipping the
 	 * SMALLIMP test (and the kernel's load test) */
 	if (!(env->best_task && cur_goes_home && !best_goes_home) &&
-	    (imp < SMALLIMP || imp <= env->best_imp + SMALLIMP / 2))
-		return false;
+	    (imp < SMALLIMP || imp <= env->best_imp + SMALLIMP / 2)) {
+		if (imp < SMALLIMP)
+			env->refused |= NUMA_REFUSED_SWAP_SMALLIMP;
+		return false; /* (or no better than the best so far) */
+	}
 	/* equal loads: a swap never unbalances the nodes */
 	return task_numa_compare_assign(s, env, cur, imp, maymove);
 }
@@ -891,6 +903,8 @@ static void task_numa_find_cpu(struct sim *s, struct task_numa_env *env, long ta
 		maymove = !load_too_imbalanced(env->src_stats.load - NICE_0_LOAD,
 					       env->dst_stats.load + NICE_0_LOAD, env);
 	}
+	if (!maymove)
+		env->refused |= NUMA_REFUSED_MOVE_IMBALANCE;
 	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++) {
 		if (cpu_to_node(s, cpu) != env->dst_nid || !task_allowed(env->p, cpu))
 			continue;
@@ -901,6 +915,15 @@ static void task_numa_find_cpu(struct sim *s, struct task_numa_env *env, long ta
 	}
 }
 
+/* numasim's numa_migrate_result: how the search for @pref_nid ended, and
+ * what it turned down on the way. */
+static void trace_numa_migrate_result(struct sim *s, const struct task_numa_env *env, int pref_nid,
+				      enum numa_migrate_outcome outcome)
+{
+	trace(s, TR_NUMA_MIGRATE_RESULT, env->src_cpu, env->p->pid, sim_now(s), 0, outcome, pref_nid,
+	      env->best_cpu, env->refused);
+}
+
 /* task_numa_migrate: look for a CPU on the preferred node (others if the
  * group spans several), then move or swap.  The search's cost is charged
  * to the faulting task from the runqueues it read. */
@@ -909,11 +932,13 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	const struct sched_topology *t = &s->sched->topo;
 	struct task_numa_env env = { .p = p, .src_cpu = p->cpu, .src_nid = cpu_to_node(s, p->cpu),
 				     .best_cpu = -1 };
+	const int pref_nid = p->numa_preferred_nid;
 	int l = 0;
 	while (l < t->nr_levels && t->level[l].kind != SD_NUMA)
 		l++;
 	if (l == t->nr_levels) { /* no sd_numa: a single node */
 		sched_setnuma(s, p, env.src_nid);
+		trace_numa_migrate_result(s, &env, pref_nid, NUMA_MIGRATE_NO_SD_NUMA);
 		return -1;
 	}
 	env.imbalance_pct = 100 + (t->level[l].imbalance_pct - 100) / 2;
@@ -942,16 +967,27 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	charge(s, COST_SCHED, env.scanned * s->m.cost.sched_rq_scan_ns);
 	if (p->numa_group)
 		sched_setnuma(s, p, env.best_cpu >= 0 ? cpu_to_node(s, env.best_cpu) : env.src_nid);
-	if (env.best_cpu < 0)
-		return -1; /* sched_stick_numa */
-	cpu_rq(s, env.best_cpu)->numa_migrate_on = false;
-	if (!env.best_task) {
-		s->st.numa_task_moves++;
-		migrate_task_to(s, p, env.best_cpu);
-	} else {
-		s->st.numa_task_swaps++;
-		migrate_swap(s, p, env.best_task);
+	/* no better CPU than the current one */
+	if (env.best_cpu < 0) {
+		trace_sched_stick_numa(s, p, env.src_cpu, NULL, -1);
+		trace_numa_migrate_result(s, &env, pref_nid, NUMA_MIGRATE_NO_CPU);
+		return -1;
 	}
+	cpu_rq(s, env.best_cpu)->numa_migrate_on = false;
+	int ret;
+	if (!env.best_task) {
+		ret = migrate_task_to(s, p, env.best_cpu);
+		s->st.numa_task_moves += !ret;
+	} else {
+		ret = migrate_swap(s, p, env.best_task);
+		s->st.numa_task_swaps += !ret;
+	}
+	if (ret) {
+		trace_sched_stick_numa(s, p, env.src_cpu, env.best_task, env.best_cpu);
+		trace_numa_migrate_result(s, &env, pref_nid, NUMA_MIGRATE_FAILED);
+		return -1;
+	}
+	trace_numa_migrate_result(s, &env, pref_nid, env.best_task ? NUMA_MIGRATE_SWAPPED : NUMA_MIGRATE_MOVED);
 	return 0;
 }
 

@@ -99,9 +99,20 @@ void set_task_cpu(struct sim *s, struct task_struct *p, int cpu);
 /* Move @p to @cpu (a queued task at once, a running one through the
  * stopper once it is in user mode). */
 void move_task(struct sim *s, struct task_struct *p, int cpu, uint64_t now);
-/* migrate_task_to / migrate_swap (core.c in the kernel). */
-void migrate_task_to(struct sim *s, struct task_struct *p, int cpu);
-void migrate_swap(struct sim *s, struct task_struct *p, struct task_struct *t);
+/* migrate_task_to / migrate_swap (core.c in the kernel): 0, or -EINVAL
+ * where the kernel's refuses (the CPU not allowed; a swap within one CPU). */
+int migrate_task_to(struct sim *s, struct task_struct *p, int cpu);
+int migrate_swap(struct sim *s, struct task_struct *p, struct task_struct *t);
+/* sched:sched_move_numa (@dst NULL), sched_swap_numa and sched_stick_numa
+ * (@dst NULL and @dst_cpu -1 when there is none), recorded on @src_cpu. */
+void trace_sched_numa(struct sim *s, enum trace_type type, const struct task_struct *src, int src_cpu,
+		      const struct task_struct *dst, int dst_cpu);
+static inline void trace_sched_stick_numa(struct sim *s, const struct task_struct *src, int src_cpu,
+					  const struct task_struct *dst, int dst_cpu)
+{
+	if (trace_on(s, TR_STICK_NUMA))
+		trace_sched_numa(s, TR_STICK_NUMA, src, src_cpu, dst, dst_cpu);
+}
 void sched_setnuma(struct sim *s, struct task_struct *p, int nid);
 
 /* fair.c: the fair class's CPU choice for a waking task, load balancing,

@@ -27,6 +27,12 @@ static inline bool cpupid_match_pid(const struct task_struct *p, int cpupid)
 	return (p->pid & 0xff) == cpupid_to_pid(cpupid);
 }
 
+/* task_numa_group_id: the numa_group's id, its first task's pid (0: none). */
+static inline int task_numa_group_id(const struct task_struct *p)
+{
+	return p->numa_group ? p->numa_group->gid : 0;
+}
+
 void task_tick_numa(struct sim *s, struct task_struct *curr);
 /* task_numa_work: start a pass (returns false if this task does not scan);
  * task_numa_work_step: one PTE table; returns false when the pass is over. */
