@@ -49,9 +49,10 @@ const char plot_usage[] =
 	"    numa_local, numa_other) and nr_free_pages, one panel each, bars per\n"
 	"    node, one per file.\n"
 	"  run results with --kind convergence: per process (the first 8 of a\n"
-	"    file), the local share of its hint faults and of its memory touches\n"
-	"    per second, with the 90% line of the criterion and when each process\n"
-	"    converged in the legend; the task node moves per second below.\n"
+	"    file), the share of its hint faults that ended local (the page on\n"
+	"    the task's node after the fault) and of its memory touches that are\n"
+	"    local, per second, with the 90% line of the criterion and when each\n"
+	"    process converged in the legend; the task node moves per second below.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
@@ -612,7 +613,7 @@ static void nodes_script(FILE *f, const struct plot *p)
 #define MAX_PROCS_DRAWN 8 /* per file; the JSON has them all */
 
 /* The per-process series of one result (convergence.processes): $c<i>_<m>
- * holds t, local hint-fault share (%), memory local share (%); $m<i> the
+ * holds t, ended-local hint-fault share (%), memory local share (%); $m<i> the
  * run's task node moves per second.  Returns the processes written. */
 static int convergence_blocks(FILE *f, const json_t *doc, int i, double *tmax)
 {
@@ -622,7 +623,7 @@ static int convergence_blocks(FILE *f, const json_t *doc, int i, double *tmax)
 	int n = (int)(json_array_size(procs) < MAX_PROCS_DRAWN ? json_array_size(procs) : MAX_PROCS_DRAWN);
 	for (int m = 0; m < n; m++) {
 		const json_t *pr = json_array_get(procs, (size_t)m);
-		const json_t *lf = json_object_get(pr, "local_fault_share");
+		const json_t *lf = json_object_get(pr, "ended_local_fault_share");
 		const json_t *mem = json_object_get(pr, "memory_local_share");
 		fprintf(f, "$c%d_%d << EOD\n", i, m);
 		for (size_t r = 0; r < json_array_size(t); r++) {
@@ -709,7 +710,7 @@ static void convergence_script(FILE *f, const struct plot *p)
 		p->fmt == FMT_TXT ? "" : " font ',14'", tmax > 1 ? tmax : 2);
 	fprintf(f, "set key outside top center horizontal samplen 3 spacing 1.2 width 2\n");
 	share_panel(f, p, label, procs, 2,
-		    "local hint faults (numa_hint_faults_local / numa_hint_faults, per second)");
+		    "hint faults that left the page on the task's node (local, or migrated there), per second");
 	fprintf(f, "unset key\n");
 	share_panel(f, p, label, procs, 3,
 		    "memory touches local to the toucher's node (mean over the threads at work, end of each second)");

@@ -1,17 +1,25 @@
 /* Convergence: when a process's threads and its memory came together.
  *
  * Per process and per simulated second the run keeps its tasks' hint
- * faults and local ones (numa_hint_faults(_local), counted per process)
- * and, at the second's end, the mean over its tasks still at work of the
- * share of each one's memory touches that land on the node it runs on
- * (workload_task_local_share).  A process has converged at the start of
- * the first window of CONVERGED_WINDOW_S seconds in which both its local
- * fault share and its memory's local share stay at or above
- * CONVERGED_SHARE; a run has converged when every process has, at the
- * latest of their times.  A second without a hint fault keeps the last
- * fault share seen (no new evidence; a settled process's scan slows to
- * numa_balancing_scan_period_max_ms); before the first there is none,
- * and a run without hint faults (balancing off) never converges. */
+ * faults, the local ones (numa_hint_faults(_local): the page was on the
+ * task's node when it faulted) and those that ended local (the page is
+ * there after the fault: it was, or it migrated there; task_numa_fault's
+ * mem_node == cpu_node), and at the second's end the mean over its tasks
+ * still at work of the share of each one's memory touches that land on
+ * the node it runs on (workload_task_local_share).
+ *
+ * A process has converged at the start of the first window of
+ * CONVERGED_WINDOW_S seconds -- or, in a fixed-work run whose work was
+ * done, of the seconds left to its end if fewer -- in which both the
+ * share of its hint faults that ended local and its memory's local share
+ * stay at or above CONVERGED_SHARE; a run has converged when every
+ * process has, at the latest of their times.  The fault term is the
+ * ending one: numa_hint_faults_local counts a fault by where the page was
+ * before it migrated, so it reports the placement a pass found, not the
+ * one it left, and the next pass may be a minute away (task_scan_max).  A
+ * second without a hint fault keeps the last share seen (no new
+ * evidence); before the first there is none, and a run without hint
+ * faults (balancing off) never converges. */
 #ifndef NUMASIM_CONVERGENCE_H
 #define NUMASIM_CONVERGENCE_H
 
@@ -24,14 +32,16 @@
 
 /* The criterion over @n seconds of one process's series: the first
  * second of the window, or -1.  @mem's negative entries (no task at
- * work) keep the last value too. */
-int convergence_first(const double *faults, const double *faults_local, const double *mem, int n,
-		      double share, int window);
+ * work) keep the last value too.  @open_end: a window still open when the
+ * series ends counts (the work was done). */
+int convergence_first(const double *faults, const double *faults_ended_local, const double *mem, int n,
+		      double share, int window, bool open_end);
 
 struct process_convergence {
 	int tasks;                 /* its threads */
 	double converged_s;        /* -1: not converged */
-	double final_fault_share;  /* over the last tenth of the run; -1: no hint fault then */
+	double final_fault_share;  /* local, over the last tenth of the run; -1: no hint fault then */
+	double final_ended_share;  /* ended local, likewise */
 	double final_mem_share;    /* at the end of the last second with a task at work; -1 */
 	uint64_t node_moves;       /* its tasks' moves to another node (any cause) */
 	uint64_t numa_moves;       /* migrate_task_to */

@@ -435,7 +435,8 @@ static int check_histograms(struct vctx *v, const json_t *h)
  * one value per second of timeseries.t_s, shares in [0, 1] or null. */
 static int check_convergence(struct vctx *v, const json_t *c, size_t seconds)
 {
-	static const char *const series[] = { "hint_faults_per_s", "local_fault_share", "memory_local_share" };
+	static const char *const series[] = { "hint_faults_per_s", "local_fault_share", "ended_local_fault_share",
+					      "memory_local_share" };
 	const json_t *procs = json_object_get(c, "processes"), *x;
 	size_t i;
 	if (c && !type_ok(v, c, JSON_OBJECT))

@@ -125,11 +125,12 @@ static void text_processes(const struct sim *s, FILE *out)
 {
 	double t = convergence_time(s);
 	if (t >= 0)
-		fprintf(out, "  %-18s %g s (every process's hint faults and memory touches %g%%+ local for %d s)\n",
+		fprintf(out, "  %-18s %g s (every process: %g%%+ of its hint faults ending local and of its "
+			"memory touches local for %d s, or to the end of its work)\n",
 			"converged at", t, 100 * CONVERGED_SHARE, CONVERGED_WINDOW_S);
 	else
-		fprintf(out, "  %-18s not converged (%g%%+ local hint faults and memory touches for %d s)\n",
-			"converged at", 100 * CONVERGED_SHARE, CONVERGED_WINDOW_S);
+		fprintf(out, "  %-18s not converged (%g%%+ of hint faults ending local and of memory touches "
+			"local for %d s)\n", "converged at", 100 * CONVERGED_SHARE, CONVERGED_WINDOW_S);
 	for (int m = 0; m < s->nr_mms && m < TEXT_PROCESSES; m++) {
 		struct process_convergence pc;
 		convergence_process(s, m, &pc);
@@ -141,7 +142,8 @@ static void text_processes(const struct sim *s, FILE *out)
 		else
 			fprintf(out, "not converged; ");
 		text_share("at the end: hint faults", pc.final_fault_share, out);
-		text_share(" local, memory touches", pc.final_mem_share, out);
+		text_share(" local,", pc.final_ended_share, out);
+		text_share(" ending local; memory touches", pc.final_mem_share, out);
 		fprintf(out, " local; %llu node moves (%llu NUMA moves, %llu swaps) of %d threads\n",
 			(unsigned long long)pc.node_moves, (unsigned long long)pc.numa_moves,
 			(unsigned long long)pc.numa_swaps, pc.tasks);
@@ -187,11 +189,13 @@ static json_t *json_processes(const struct sim *s)
 	for (int m = 0; m < s->nr_mms; m++) {
 		struct process_convergence pc;
 		convergence_process(s, m, &pc);
-		json_t *o = json_object(), *hf = json_array(), *lf = json_array(), *mem = json_array();
+		json_t *o = json_object(), *hf = json_array(), *lf = json_array(), *ef = json_array();
+		json_t *mem = json_array();
 		json_object_set_new(o, "process", json_integer(m));
 		json_object_set_new(o, "threads", json_integer(pc.tasks));
 		json_object_set_new(o, "converged_s", pc.converged_s >= 0 ? json_real(pc.converged_s) : json_null());
 		json_object_set_new(o, "final_local_fault_share", share_or_null(pc.final_fault_share));
+		json_object_set_new(o, "final_ended_local_fault_share", share_or_null(pc.final_ended_share));
 		json_object_set_new(o, "final_memory_local_share", share_or_null(pc.final_mem_share));
 		json_object_set_new(o, "task_node_moves", json_integer((json_int_t)pc.node_moves));
 		json_object_set_new(o, "numa_moves", json_integer((json_int_t)pc.numa_moves));
@@ -201,10 +205,14 @@ static json_t *json_processes(const struct sim *s)
 			json_array_append_new(hf, json_real(ts->faults[at]));
 			json_array_append_new(lf, ts->faults[at] > 0 ? json_real(ts->faults_local[at] / ts->faults[at])
 								      : json_null());
+			json_array_append_new(ef, ts->faults[at] > 0
+						      ? json_real(ts->faults_ended_local[at] / ts->faults[at])
+						      : json_null());
 			json_array_append_new(mem, share_or_null(ts->mem_share[at]));
 		}
 		json_object_set_new(o, "hint_faults_per_s", hf);
 		json_object_set_new(o, "local_fault_share", lf);
+		json_object_set_new(o, "ended_local_fault_share", ef);
 		json_object_set_new(o, "memory_local_share", mem);
 		json_t *tn = json_array();
 		for (int i = 0; i < ts->n; i++) {

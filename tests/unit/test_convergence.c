@@ -12,6 +12,7 @@
 
 #include "helpers/testsim.h"
 #include "linux/mm.h"
+#include "linux/sched/numa_balancing.h"
 #include "report/convergence.h"
 
 #define N 12
@@ -32,13 +33,18 @@ static void test_criterion_window(void **state)
 	(void)state;
 	double all[N], local[N], mem[N];
 	series(all, local, mem, 0.95, 0.95);
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 3);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 3);
 	/* the window must fit in the run: 9 seconds above it need only 5 */
-	assert_int_equal(convergence_first(all, local, mem, 8, 0.9, 5), 3);
-	assert_int_equal(convergence_first(all, local, mem, 7, 0.9, 5), -1);
+	assert_int_equal(convergence_first(all, local, mem, 8, 0.9, 5, false), 3);
+	assert_int_equal(convergence_first(all, local, mem, 7, 0.9, 5, false), -1);
+	/* a fixed-work run whose work was done: a window open at the end counts */
+	assert_int_equal(convergence_first(all, local, mem, 7, 0.9, 5, true), 3);
+	assert_int_equal(convergence_first(all, local, mem, 4, 0.9, 5, true), 3);
+	local[6] = 50;
+	assert_int_equal(convergence_first(all, local, mem, 7, 0.9, 5, true), -1);
 	/* exactly the share counts ("at or above") */
 	series(all, local, mem, 0.9, 0.9);
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 3);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 3);
 }
 
 /* Both terms are needed: memory local but faults remote (or the
@@ -48,9 +54,9 @@ static void test_criterion_needs_both(void **state)
 	(void)state;
 	double all[N], local[N], mem[N];
 	series(all, local, mem, 0.95, 0.85);
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), -1);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), -1);
 	series(all, local, mem, 0.85, 0.95);
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), -1);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), -1);
 }
 
 /* A dip below restarts the window. */
@@ -60,10 +66,10 @@ static void test_criterion_dip_restarts(void **state)
 	double all[N], local[N], mem[N];
 	series(all, local, mem, 0.95, 0.95);
 	local[6] = 50;
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 7);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 7);
 	series(all, local, mem, 0.95, 0.95);
 	mem[5] = 0.2;
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 6);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 6);
 }
 
 /* A second without hint faults (the scan slowed down) keeps the last
@@ -76,17 +82,17 @@ static void test_criterion_quiet_seconds(void **state)
 	for (int i = 4; i < N; i++)
 		if (i % 2 == 0)
 			all[i] = local[i] = 0;
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 3);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 3);
 	/* memory local all along, but never a hint fault: balancing off */
 	for (int i = 0; i < N; i++) {
 		all[i] = local[i] = 0;
 		mem[i] = 1;
 	}
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), -1);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), -1);
 	/* no task at work (mem < 0) keeps the last memory share */
 	series(all, local, mem, 0.95, 0.95);
 	mem[5] = mem[6] = -1;
-	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5), 3);
+	assert_int_equal(convergence_first(all, local, mem, N, 0.9, 5, false), 3);
 }
 
 /* workload_task_local_share: the slice's and the shared region's shares
@@ -150,6 +156,23 @@ static void test_hint_faults_per_process(void **state)
 	assert_int_equal(s->mms[0].hint_faults, 1);
 	/* the pages are on node 0 (first touch node0) and so is the task */
 	assert_int_equal(s->mms[0].hint_faults_local, 1);
+	assert_int_equal(s->mms[0].hint_faults_ended_local, 1);
+}
+
+/* task_numa_fault: a fault ends local when the page is on the task's
+ * node after it (mem_node is the node after any migration). */
+static void test_fault_ended_local(void **state)
+{
+	struct sim *s = testsim_mk(state, "v7.3", FLUSH_X86_IPI);
+	int i = 0;
+	testsim_enter(s, i, NSEC_PER_SEC);
+	int node = s->cpus[s->tasks[i].cpu].node;
+	task_numa_fault(s, (int)LAST_CPUPID_UNSET, node, 1, TNF_MIGRATED);
+	assert_int_equal(s->mms[0].hint_faults_ended_local, 1);
+	task_numa_fault(s, (int)LAST_CPUPID_UNSET, !node, 1, 0);
+	assert_int_equal(s->mms[0].hint_faults_ended_local, 1);
+	task_numa_fault(s, (int)LAST_CPUPID_UNSET, node, 16, TNF_FAULT_LOCAL); /* one fault, 16 pages */
+	assert_int_equal(s->mms[0].hint_faults_ended_local, 2);
 }
 
 int main(void)
@@ -161,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_criterion_quiet_seconds),
 		cmocka_unit_test_teardown(test_task_local_share, testsim_teardown),
 		cmocka_unit_test_teardown(test_hint_faults_per_process, testsim_teardown),
+		cmocka_unit_test_teardown(test_fault_ended_local, testsim_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

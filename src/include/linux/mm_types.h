@@ -287,9 +287,11 @@ struct mm_struct {
 	uint64_t scan_chunk_start, scan_chunk_end;
 	uint64_t nr_threads;
 	struct flush_ledger rx_ledger;
-	/* numa_hint_faults(_local) of this process's tasks: the convergence
-	 * series (kernel/sim.c) take their local share per second */
-	uint64_t hint_faults, hint_faults_local;
+	/* numa_hint_faults(_local) of this process's tasks, and of them those
+	 * that left the page on the task's node (task_numa_fault's mem_node
+	 * == cpu_node: local, or migrated there): the convergence series
+	 * (kernel/sim.c) take their shares per second */
+	uint64_t hint_faults, hint_faults_local, hint_faults_ended_local;
 };
 
 /* ---- mmu_gather (include/asm-generic/tlb.h) ------------------------------ */

@@ -1040,6 +1040,7 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 
 	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm)
 		return;
+	p->mm->hint_faults_ended_local += mem_node == cpu_node; /* numasim's convergence series */
 	if (!p->numa_faults) {
 		p->numa_faults = calloc((size_t)(8 * s->m.nr_nodes), sizeof(unsigned long));
 		if (!p->numa_faults)
@@ -1091,6 +1092,7 @@ void task_numa_fault_retry_at(struct sim *s, struct task_struct *p, uint64_t j)
 
 void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigned long pages)
 {
+	p->mm->hint_faults_ended_local += pages; /* one fault per page, all local */
 	numa_fault_count(s, p, nid, s->cpus[p->cpu].node, 1, 1, pages);
 }
 
