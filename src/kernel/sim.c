@@ -339,7 +339,7 @@ void sim_free(struct sim *s)
 		free(t->numa_faults);
 		free(t->mctx);
 		tlb_ubc_free(&t->tlb_ubc);
-		free(t->call);
+		migrate_call_free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);
 	}
@@ -479,12 +479,14 @@ int sim_run(struct sim *s)
 	for (int i = 0; i < s->nr_tasks; i++) {
 		struct task_struct *p = &s->tasks[i];
 		s->w.total_ops += p->ops;
-		if (p->call && p->act != ACT_USER) /* a call in flight */
+		if (p->call && p->act != ACT_USER) { /* a call in flight */
 			sim_record_call(s, &(struct call_record){
 				.start_ns = p->call->started, .end_ns = s->end_ns, .from = p->call->from,
 				.to = p->call->to, .moved = p->call->moved, .failed = p->call->failed,
-				.unfinished = true,
+				.hint_fails = p->call->hint_fails, .unfinished = true,
 			});
+			migrate_call_putback(s, p->call); /* what it had not batched yet */
+		}
 		if (p->state == TASK_ON_CPU) { /* the CPU time of the last stretch */
 			double ns = s->end_ns > p->exec_start ? (double)(s->end_ns - p->exec_start) : 0;
 			s->node_run_ns[s->cpus[p->cpu].node] += ns;

@@ -97,6 +97,7 @@ struct call_record {
 	uint64_t start_ns, end_ns;
 	int from, to;
 	unsigned long moved, failed;      /* pages */
+	unsigned long hint_fails;         /* hint faults that found a folio of the call isolated */
 	bool unfinished;                  /* still running when the run ended */
 };
 

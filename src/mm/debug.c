@@ -14,6 +14,8 @@
  *    mmu_gathers open on the mm (zero outside a gather);
  *  - every migration entry belongs to a folio that a migration in flight
  *    has unmapped (no entry outlives its migration);
+ *  - a migration call's list holds whole folios, isolated, on its source
+ *    node, as many pages as it counts;
  *  - a node's free pages are within its capacity, and free + placed pages
  *    + pages reserved by migrations in flight equal the capacity;
  *  - no CPU's loaded_gen is ahead of its loaded mm's tlb_gen;
@@ -186,6 +188,16 @@ static int check_gathers(struct checker *c)
 				    "open%s", m, mm->tlb_flush_pending, open,
 				    open == 1 ? " is" : "s are", open ? "" : " (outside a gather)");
 	}
+	return 0;
+}
+
+/* The migration calls' lists of isolated folios (mm/mempolicy.c). */
+static int check_call_lists(struct checker *c)
+{
+	for (int i = 0; i < c->s->nr_tasks; i++)
+		if (c->s->tasks[i].call &&
+		    migrate_call_check_list(c->s, c->s->tasks[i].call, c->msg, c->len))
+			return -1;
 	return 0;
 }
 
@@ -564,7 +576,7 @@ int mm_check_state(const struct sim *s, char *msg, size_t len)
 		fail(&c, "out of memory");
 		goto out;
 	}
-	if (check_cpus(&c) || check_gathers(&c) || collect_migrations(&c))
+	if (check_cpus(&c) || check_gathers(&c) || check_call_lists(&c) || collect_migrations(&c))
 		goto out;
 	for (int m = 0; m < s->nr_mms; m++)
 		for (int v = 0; v < s->mms[m].nr_vmas; v++)

@@ -217,22 +217,81 @@ int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr
 
 /* ---- the migration system calls ------------------------------------------- */
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "linux/bitops.h"
 #include "linux/migrate.h"
+#include "linux/mmdebug.h"
 #include "workload/workload.h"
 
-/* queue_pages_range, one batch at a time: walk the mm's VMAs from the
- * call's position and isolate the folios on the source node (those not
- * already isolated by another migration), up to NR_MAX_BATCHED_MIGRATION
- * pages; then migrate_pages(MIGRATE_SYNC) runs the batch's unmap.  The
- * kernel isolates the whole range before migrating; the model interleaves
- * the two per batch, which changes when the isolation is paid, not what
- * is moved or flushed. */
-bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx)
+/* The list's bit for page @idx of store @fs. */
+static uint64_t list_bit(const struct sim *s, const struct migrate_call *call,
+			 const struct folio_store *fs, uint64_t idx)
+{
+	return call->store_base[fs - s->stores] + idx;
+}
+
+static void list_mark(const struct sim *s, struct migrate_call *call, struct folio f, bool on)
+{
+	uint64_t b = list_bit(s, call, f.fs, f.idx);
+	for (unsigned long k = 0; k < folio_nr_pages(f); k++) {
+		if (on)
+			__set_bit(b + k, call->listed);
+		else
+			__clear_bit(b + k, call->listed);
+	}
+}
+
+/* Room for the list: a bit for every page of every store, whichever of
+ * them the process maps. */
+static void list_alloc(const struct sim *s, struct migrate_call *call)
+{
+	uint64_t bits = 0;
+	call->store_base = malloc(sizeof(uint64_t) * (size_t)(s->nr_stores ? s->nr_stores : 1));
+	if (!call->store_base)
+		abort();
+	for (int i = 0; i < s->nr_stores; i++) {
+		call->store_base[i] = bits;
+		bits += s->stores[i].nr_pages;
+	}
+	call->listed = calloc((size_t)(bits / 64 + 1), sizeof(uint64_t));
+	if (!call->listed)
+		abort();
+}
+
+/* migrate_folio_add (and move_pages' __add_folio_for_migration): without
+ * MPOL_MF_MOVE_ALL a folio that other processes map stays where it is.
+ * v6.1 asks page_mapcount(head) == 1 (folio_estimated_sharers in its
+ * stable updates), v6.12 folio_likely_mapped_shared: both read the first
+ * page's mapcount; folio_maybe_mapped_shared from v6.15. */
+static bool call_leaves_shared(const struct sim *s, const struct migrate_call *call,
+			       struct folio f)
+{
+	if (call->move_all)
+		return false;
+	return s->k.maybe_mapped_shared ? folio_maybe_mapped_shared(f)
+					: folio_likely_mapped_shared(f);
+}
+
+/* queue_pages_range with MPOL_MF_MOVE or MPOL_MF_MOVE_ALL over the whole
+ * mm (migrate_to_node, v6.12; v6.1 alike), from the walk's position: every
+ * folio on the source node is isolated (folio_isolate_lru: FOLIO_ISOLATED,
+ * off the LRU) onto the list before anything migrates, except one already
+ * isolated by another migration (the isolation fails; the kernel counts it
+ * in the call's return value, the model does not) and, without
+ * MPOL_MF_MOVE_ALL, one that other processes map (left alone, no failure).
+ * move_pages(2) queues one page of its array at a time and migrates what it
+ * has queued as soon as a page cannot be queued (do_pages_move ->
+ * move_pages_and_store_status): its walk stops after that folio.  Charged
+ * once per PTE looked at (one per folio: a large folio's other PTEs are
+ * skipped, as queue_folios_pte_range skips qp->large). */
+static void queue_pages_range(struct sim *s, struct migrate_call *call)
 {
 	struct mm_struct *mm = &s->mms[call->mm_id];
-	unsigned long pages = 0;
 	long walked = 0;
-	ctx->nr = 0;
+	if (!call->listed)
+		list_alloc(s, call);
 	for (; call->vma < mm->nr_vmas; call->vma++) {
 		struct vm_area_struct *vma = &mm->vmas[call->vma];
 		if (call->addr < vma->vm_start)
@@ -247,28 +306,76 @@ bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate
 				continue;
 			}
 			struct folio f = page_folio(vma->store, vma_store_idx(vma, call->addr));
-			uint64_t end = vma_address(vma, f.idx + folio_nr_pages(f));
-			call->addr = end && end <= vma->vm_end ? end : call->addr + PAGE_SIZE;
-			uint8_t *fl = &f.fs->pg[f.idx].flags;
-			if (folio_nid(f) != call->from || (*fl & FOLIO_ISOLATED))
+			uint64_t last = vma_address(vma, f.idx + folio_nr_pages(f) - 1);
+			call->addr = last ? last + PAGE_SIZE : call->addr + PAGE_SIZE;
+			if (folio_nid(f) != call->from)
 				continue;
+			uint8_t *fl = &f.fs->pg[f.idx].flags;
+			if ((*fl & FOLIO_ISOLATED) || call_leaves_shared(s, call, f)) {
+				if (call->flush_at_busy && call->nr_listed)
+					goto out;
+				continue;
+			}
 			*fl |= FOLIO_ISOLATED;
-			ctx->folios[ctx->nr++] = f;
-			pages += folio_nr_pages(f);
-			if (pages >= NR_MAX_BATCHED_MIGRATION || ctx->nr == MAX_MIGRATE_FOLIOS)
-				goto batch;
+			list_mark(s, call, f, true);
+			call->nr_listed += folio_nr_pages(f);
 		}
 	}
-batch:
+	call->walked = true;
+out:
 	charge(s, COST_MIGRATE, (double)walked * s->m.cost.pte_skip_ns);
-	if (!ctx->nr)
-		return false;
+}
+
+/* The folio at the head of the list, taken off it; false when the list is
+ * empty.  The head moves in the walk's order, over the list's bits. */
+static bool list_pop(struct sim *s, struct migrate_call *call, struct folio *out)
+{
+	struct mm_struct *mm = &s->mms[call->mm_id];
+	for (; call->nr_listed && call->list_vma < mm->nr_vmas; call->list_vma++) {
+		struct vm_area_struct *vma = &mm->vmas[call->list_vma];
+		uint64_t first = list_bit(s, call, vma->store, vma->store_pgoff);
+		uint64_t end = first + vma_pages(vma);
+		if (call->list_addr < vma->vm_start)
+			call->list_addr = vma->vm_start;
+		uint64_t b = find_next_bit(call->listed, end,
+					   first + ((call->list_addr - vma->vm_start) >> PAGE_SHIFT));
+		if (b == end)
+			continue;
+		struct folio f = page_folio(vma->store, vma->store_pgoff + (b - first));
+		VM_BUG_ON_FOLIO(f.idx != vma->store_pgoff + (b - first), f); /* whole folios only */
+		call->list_addr = vma->vm_start +
+				  ((f.idx + folio_nr_pages(f) - vma->store_pgoff) << PAGE_SHIFT);
+		call->nr_listed -= folio_nr_pages(f);
+		*out = f;
+		return true;
+	}
+	return false;
+}
+
+enum migrate_call_step migrate_call_step(struct sim *s, struct migrate_call *call,
+					 struct migrate_ctx *ctx)
+{
+	if (!call->nr_listed) {
+		if (call->walked)
+			return CALL_DONE;
+		queue_pages_range(s, call);
+		return call->nr_listed ? CALL_QUEUED : CALL_DONE;
+	}
+	/* migrate_pages: the list's next NR_MAX_BATCHED_MIGRATION pages (the
+	 * folio that reaches the count included) go to migrate_pages_sync */
+	unsigned long pages = 0;
+	struct folio f;
+	ctx->nr = 0;
+	while (pages < NR_MAX_BATCHED_MIGRATION && list_pop(s, call, &f)) {
+		ctx->folios[ctx->nr++] = f;
+		pages += folio_nr_pages(f);
+	}
 	ctx->target_nid = call->to;
 	ctx->mode = MIGRATE_SYNC;
 	ctx->reason = call->reason;
 	ctx->setup_prepaid = false;
 	migrate_pages_begin(s, ctx);
-	return true;
+	return CALL_BATCH;
 }
 
 void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx)
@@ -276,4 +383,77 @@ void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct 
 	migrate_pages_finish(s, ctx);
 	call->moved += ctx->nr_succeeded;
 	call->failed += ctx->nr_failed_pages;
+	/* moved or put back: off the list (a split folio's pieces are in the
+	 * batch too, so every page of the batch is cleared) */
+	for (int i = 0; i < ctx->nr; i++)
+		list_mark(s, call, ctx->folios[i], false);
+	if (ctx->enomem) {
+		/* migrate_pages gave up: migrate_to_node (do_pages_move alike)
+		 * puts the rest back and the call returns */
+		migrate_call_putback(s, call);
+		call->walked = true;
+	}
+}
+
+void migrate_call_putback(struct sim *s, struct migrate_call *call)
+{
+	struct folio f;
+	while (call->listed && list_pop(s, call, &f)) {
+		f.fs->pg[f.idx].flags &= (uint8_t)~FOLIO_ISOLATED;
+		list_mark(s, call, f, false);
+	}
+}
+
+int migrate_call_check_list(const struct sim *s, const struct migrate_call *call, char *msg,
+			    size_t len)
+{
+	const struct mm_struct *mm = &s->mms[call->mm_id];
+	unsigned long pages = 0;
+	if (!call->listed)
+		return call->nr_listed ? snprintf(msg, len, "%lu pages listed, no list", call->nr_listed), -1
+				       : 0;
+	for (int v = call->list_vma; v < mm->nr_vmas; v++) {
+		const struct vm_area_struct *vma = &mm->vmas[v];
+		uint64_t first = list_bit(s, call, vma->store, vma->store_pgoff);
+		uint64_t end = first + vma_pages(vma);
+		uint64_t b = first;
+		if (v == call->list_vma && call->list_addr > vma->vm_start)
+			b += (call->list_addr - vma->vm_start) >> PAGE_SHIFT;
+		while ((b = find_next_bit(call->listed, end, b)) < end) {
+			uint64_t idx = vma->store_pgoff + (b - first);
+			struct folio f = page_folio(vma->store, idx);
+			const struct page_state *head = &f.fs->pg[f.idx];
+			if (f.idx != idx || !(head->flags & FOLIO_ISOLATED) || head->nid != call->from)
+				return snprintf(msg, len, "migration call: mm %d, store page %llu on its "
+						"list is %s", mm->id, (unsigned long long)idx,
+						f.idx != idx ? "not a folio's first page"
+						: !(head->flags & FOLIO_ISOLATED) ? "not isolated"
+										 : "not on the source node"), -1;
+			pages += folio_nr_pages(f);
+			b += folio_nr_pages(f);
+		}
+	}
+	if (pages != call->nr_listed)
+		return snprintf(msg, len, "migration call: mm %d: %lu pages on its list, %lu counted",
+				mm->id, pages, call->nr_listed), -1;
+	return 0;
+}
+
+void migrate_call_free(struct migrate_call *call)
+{
+	if (!call)
+		return;
+	free(call->listed);
+	free(call->store_base);
+	free(call);
+}
+
+void migrate_call_note_busy_fault(struct sim *s, struct folio folio)
+{
+	if (!s->caller_mm)
+		return;
+	/* the caller is the last task (kernel/sim.c:setup_tasks) */
+	struct migrate_call *call = s->tasks[s->nr_tasks - 1].call;
+	if (call && call->listed && test_bit(list_bit(s, call, folio.fs, folio.idx), call->listed))
+		call->hint_fails++;
 }

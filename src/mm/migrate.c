@@ -80,8 +80,12 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 		return -EAGAIN;
 	if (s->node_free_pages[node] < high_wmark_pages(s) + nr)
 		return -EAGAIN;
-	if (folio.fs->pg[folio.idx].flags & FOLIO_ISOLATED)
-		return -EAGAIN; /* folio_isolate_lru fails: already being migrated */
+	if (folio.fs->pg[folio.idx].flags & FOLIO_ISOLATED) {
+		/* folio_isolate_lru fails: already being migrated, or on a
+		 * migration call's list (the fault gets TNF_MIGRATE_FAIL) */
+		migrate_call_note_busy_fault(s, folio);
+		return -EAGAIN;
+	}
 	folio.fs->pg[folio.idx].flags |= FOLIO_ISOLATED;
 	return 0;
 }

@@ -383,14 +383,15 @@ static void text_sched(const struct sim *s, FILE *out)
 		return;
 	fprintf(out, "\n%s calls (process %d)\n", migrate_syscall_names[s->w.p.migrate_call],
 		s->w.p.migrate_process);
-	fprintf(out, "  %10s %5s %5s %12s %12s %10s\n", "at s", "from", "to", "elapsed ms",
-		"pages moved", "failed");
+	fprintf(out, "  %10s %5s %5s %12s %12s %10s %12s\n", "at s", "from", "to", "elapsed ms",
+		"pages moved", "failed", "hint fails");
 	for (int i = 0; i < s->nr_calls; i++) {
 		const struct call_record *c = &s->calls[i];
-		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu%s\n", (double)c->start_ns / 1e9, c->from,
-			c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed,
-			c->unfinished ? "  (unfinished at the end)" : "");
+		fprintf(out, "  %10.3f %5d %5d %12.3f %12lu %10lu %12lu%s\n", (double)c->start_ns / 1e9,
+			c->from, c->to, (double)(c->end_ns - c->start_ns) / 1e6, c->moved, c->failed,
+			c->hint_fails, c->unfinished ? "  (unfinished at the end)" : "");
 	}
+	fprintf(out, "  hint fails: hint-fault migrations failed, the folio isolated by the call\n");
 }
 
 static void text_costs(const struct sim *s, FILE *out)
@@ -668,6 +669,9 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 			json_object_set_new(r, "elapsed_ms", jreal((double)(c->end_ns - c->start_ns) / 1e6));
 			json_object_set_new(r, "pages_moved", jint(c->moved));
 			json_object_set_new(r, "pages_failed", jint(c->failed));
+			/* hint faults whose migration failed: the folio was on the
+			 * call's list (or in its batch), isolated */
+			json_object_set_new(r, "hint_fault_migrate_fails", jint(c->hint_fails));
 			json_object_set_new(r, "finished", json_boolean(!c->unfinished));
 			json_array_append_new(a, r);
 		}

@@ -1,7 +1,7 @@
-/* linux/bitops.h: hweight64, select64 and find_nth_bit against a bit-by-bit
- * reference, and the hardware versions (popcnt, pdep: in this build if
- * ISA_FLAGS gave them) against the broadword ones, on fixed-seed words of
- * every density. */
+/* linux/bitops.h: hweight64, select64, find_nth_bit and find_next_bit
+ * against a bit-by-bit reference, and the hardware versions (popcnt, pdep:
+ * in this build if ISA_FLAGS gave them) against the broadword ones, on
+ * fixed-seed words of every density. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,11 +85,40 @@ static void test_find_nth_bit(void **state)
 	}
 }
 
+/* find_next_bit against a bit-by-bit scan, from every offset, with a size
+ * that ends inside a word (bits past it must not be found). */
+static void test_find_next_bit(void **state)
+{
+	(void)state;
+	uint64_t x = 777;
+	uint64_t map[6];
+	const uint64_t size = 5 * 64 + 17;
+	for (unsigned round = 0; round < 100; round++) {
+		for (unsigned i = 0; i < 6; i++)
+			map[i] = word(&x, (round * 3 + 11 * i) % 65) & (round % 4 ? ~0ull : 0);
+		for (uint64_t off = 0; off <= size + 1; off++) {
+			uint64_t want = off;
+			while (want < size && !test_bit(want, map))
+				want++;
+			if (want > size)
+				want = size;
+			assert_int_equal(find_next_bit(map, size, off), want);
+		}
+	}
+	uint64_t one[2] = { 0, 0 };
+	__set_bit(70, one);
+	assert_true(test_bit(70, one));
+	assert_int_equal(find_next_bit(one, 128, 0), 70);
+	__clear_bit(70, one);
+	assert_int_equal(find_next_bit(one, 128, 0), 128);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_find_nth_bit),
+		cmocka_unit_test(test_find_next_bit),
 	};
 	return cmocka_run_group_tests_name("bitops", tests, NULL, NULL);
 }

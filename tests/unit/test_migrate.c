@@ -279,25 +279,29 @@ static void test_v5_15_migration_never_batches(void **state)
  * that is 0.  Returns the number of batches. */
 static int syscall_call(struct sim *s, struct migrate_ctx *ctx, int rounds_per_batch)
 {
-	struct migrate_call call = { .mm_id = 0, .from = 0, .to = 1, .reason = MR_SYSCALL };
+	struct migrate_call *call = calloc(1, sizeof(*call));
 	int batches = 0;
+	assert_non_null(call);
+	*call = (struct migrate_call){ .mm_id = 0, .from = 0, .to = 1, .reason = MR_SYSCALL };
 	testsim_enter(s, 0, NSEC_PER_SEC);
+	assert_int_equal(migrate_call_step(s, call, ctx), CALL_QUEUED); /* the whole list first */
 	for (;;) {
 		uint64_t rounds = s->st.flush_rounds;
-		if (!migrate_call_batch(s, &call, ctx))
+		if (migrate_call_step(s, call, ctx) == CALL_DONE)
 			break;
 		batches++;
 		assert_in_range(ctx->nr, 1, NR_MAX_BATCHED_MIGRATION);
 		migrate_pages_flush(s, ctx);
-		migrate_call_batch_finish(s, &call, ctx);
+		migrate_call_batch_finish(s, call, ctx);
 		uint64_t want = rounds_per_batch ? (uint64_t)rounds_per_batch : (uint64_t)ctx->nr;
 		assert_int_equal(s->st.flush_rounds - rounds, want);
 	}
-	assert_int_equal(call.moved, 2048);
-	assert_int_equal(call.failed, 0);
+	assert_int_equal(call->moved, 2048);
+	assert_int_equal(call->failed, 0);
 	for (uint64_t p = 0; p < 2048; p++)
 		assert_int_equal(folio_nid(folio_at(s, p)), 1);
 	assert_int_equal(testsim_event(s, PGMIGRATE_SUCCESS), 2048);
+	migrate_call_free(call);
 	return batches;
 }
 

@@ -188,6 +188,44 @@ static void test_migration_entry_needs_its_migration(void **state)
 	assert_int_equal(s->stores[0].pg[11].nid, 1);
 }
 
+static void cfg_caller(struct sim *s)
+{
+	s->w.p.migrate_call = MCALL_MIGRATE_PAGES;
+	s->w.p.migrate_at_s = 5;
+}
+
+/* A migration call's list (mm/mempolicy.c): consistent once isolated, and
+ * a listed folio that lost its isolation, or a wrong page count, is
+ * reported. */
+static void test_call_list_holds_isolated_folios(void **state)
+{
+	struct sim *s = testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg_caller);
+	*state = s;
+	struct task_struct *caller = &s->tasks[s->nr_tasks - 1];
+	struct migrate_ctx *ctx = calloc(1, sizeof(*ctx));
+	caller->call = calloc(1, sizeof(*caller->call));
+	assert_non_null(ctx);
+	assert_non_null(caller->call);
+	*caller->call = (struct migrate_call){ .mm_id = 0, .from = 0, .to = 1, .reason = MR_SYSCALL,
+					       .move_all = true };
+	testsim_enter(s, s->nr_tasks - 1, NSEC_PER_SEC);
+	assert_int_equal(migrate_call_step(s, caller->call, ctx), CALL_QUEUED);
+	const char *msg = verdict(s);
+	if (msg)
+		fail_msg("a fresh list reported: %s", msg);
+	s->stores[0].pg[11].flags &= (uint8_t)~FOLIO_ISOLATED;
+	assert_broken(s, "store page 11 on its list is not isolated");
+	s->stores[0].pg[11].flags |= FOLIO_ISOLATED;
+	caller->call->nr_listed--;
+	assert_broken(s, "pages on its list");
+	caller->call->nr_listed++;
+	migrate_call_putback(s, caller->call);
+	msg = verdict(s);
+	if (msg)
+		fail_msg("after the putback: %s", msg);
+	free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +242,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_node_pages_conserved, testsim_teardown),
 		cmocka_unit_test_teardown(test_workload_classes_against_pages, testsim_teardown),
 		cmocka_unit_test_teardown(test_migration_entry_needs_its_migration, testsim_teardown),
+		cmocka_unit_test_teardown(test_call_list_holds_isolated_folios, testsim_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,4 +83,36 @@ static inline unsigned find_nth_bit(const uint64_t *addr, unsigned size, unsigne
 	return word * 64 + select64(addr[word], n - before);
 }
 
+/* Single bits of a bitmap of 64-bit words (the non-atomic __set_bit and
+ * friends: the model has one thread). */
+static inline void __set_bit(uint64_t nr, uint64_t *addr)
+{
+	addr[nr / 64] |= 1ull << (nr % 64);
+}
+static inline void __clear_bit(uint64_t nr, uint64_t *addr)
+{
+	addr[nr / 64] &= ~(1ull << (nr % 64));
+}
+static inline bool test_bit(uint64_t nr, const uint64_t *addr)
+{
+	return (addr[nr / 64] >> (nr % 64)) & 1;
+}
+
+/* find_next_bit: the first set bit of @addr at or after @offset and below
+ * @size, or @size if there is none.  Whole zero words are skipped. */
+static inline uint64_t find_next_bit(const uint64_t *addr, uint64_t size, uint64_t offset)
+{
+	if (offset >= size)
+		return size;
+	uint64_t i = offset / 64;
+	uint64_t w = addr[i] & (~0ull << (offset % 64));
+	while (!w) {
+		if (++i * 64 >= size)
+			return size;
+		w = addr[i];
+	}
+	uint64_t bit = i * 64 + (uint64_t)__builtin_ctzll(w);
+	return bit < size ? bit : size;
+}
+
 #endif

@@ -63,24 +63,57 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 void migrate_pages_begin(struct sim *s, struct migrate_ctx *ctx);
 void migrate_pages_flush(struct sim *s, struct migrate_ctx *ctx);
 int migrate_pages_finish(struct sim *s, struct migrate_ctx *ctx);
-/* The migration system calls (mm/mempolicy.c: migrate_pages(2), mbind(2)
- * with MPOL_MF_MOVE; mm/migrate.c: move_pages(2)): every folio of the
- * process on @from goes to @to through migrate_pages(MIGRATE_SYNC), a batch
- * of at most NR_MAX_BATCHED_MIGRATION pages per step. */
+/* The migration system calls (mm/mempolicy.c: migrate_pages(2) ->
+ * do_migrate_pages -> migrate_to_node, mbind(2) with MPOL_MF_MOVE; mm/migrate.c:
+ * move_pages(2) -> do_pages_move): queue_pages_range first isolates every
+ * folio of the process on @from onto one list, then migrate_pages
+ * (MIGRATE_SYNC) moves the list to @to, NR_MAX_BATCHED_MIGRATION pages a
+ * batch, one batch per step of the caller. */
 struct migrate_call {
 	int mm_id, from, to;
 	enum migrate_reason reason;
+	bool move_all;               /* MPOL_MF_MOVE_ALL: also folios other processes map */
+	bool flush_at_busy;          /* move_pages(2): a folio it cannot queue migrates the list so far */
 	int vma;                     /* the page-table walk's position */
 	uint64_t addr;
+	bool walked;                 /* the walk is over (or the call gave up) */
+	/* The list (queue_pages_range's pagelist), in the walk's order: one bit
+	 * per page of the workload's stores, from store_base[store], set on
+	 * each page of a folio from its isolation until its batch is done.
+	 * One bit a page keeps a 120 GiB range at 4 MiB. */
+	uint64_t *listed;
+	uint64_t *store_base;
+	int list_vma;                /* the list's head: where the next batch starts */
+	uint64_t list_addr;
+	unsigned long nr_listed;     /* pages on the list, not yet in a batch */
 	uint64_t started;            /* ns */
 	unsigned long moved, failed; /* pages */
+	unsigned long hint_fails;    /* hint faults that found a folio of the call isolated */
 };
-/* Isolate the next batch of the call's folios into @ctx and run its unmap
- * phase; false when the walk is done (nothing isolated).  The flush follows
- * in a step of its own (migrate_pages_flush). */
-bool migrate_call_batch(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
-/* The batch's move phase and counters. */
+enum migrate_call_step {
+	CALL_QUEUED,                 /* the walk isolated folios (its time charged) */
+	CALL_BATCH,                  /* a batch is unmapped: flush and move follow */
+	CALL_DONE,                   /* the call returns */
+};
+/* One step of a call: the walk when the list is empty (queue_pages_range),
+ * else the next batch's isolation off the list and its unmap phase; the
+ * flush follows in a step of its own (migrate_pages_flush). */
+enum migrate_call_step migrate_call_step(struct sim *s, struct migrate_call *call,
+					 struct migrate_ctx *ctx);
+/* The batch's move phase and counters; on -ENOMEM the rest of the list is
+ * put back and the call ends. */
 void migrate_call_batch_finish(struct sim *s, struct migrate_call *call, struct migrate_ctx *ctx);
+/* putback_movable_pages on what is left of the list (the run ended). */
+void migrate_call_putback(struct sim *s, struct migrate_call *call);
+void migrate_call_free(struct migrate_call *call);
+/* The list's invariants (mm/debug.c): from its head on, whole folios, each
+ * isolated and on the source node, nr_listed pages in all; 0, or -1 and
+ * what is wrong in @msg. */
+int migrate_call_check_list(const struct sim *s, const struct migrate_call *call, char *msg,
+			    size_t len);
+/* Simulator instrumentation: a hint fault found @folio isolated; count it
+ * against the call in flight if the folio is the call's. */
+void migrate_call_note_busy_fault(struct sim *s, struct folio folio);
 
 /* migrate_misplaced_folio parts: the unmap; then (migrate_pages_flush) the
  * flush and copy; then the move and counters. */

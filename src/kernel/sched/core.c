@@ -525,6 +525,12 @@ static void prepare_call(struct sim *s, struct task_struct *p, uint64_t now)
 		.from = back ? w->migrate_to : w->migrate_from,
 		.to = back ? w->migrate_from : w->migrate_to,
 		.reason = reason[w->migrate_call],
+		/* kernel_migrate_pages passes MPOL_MF_MOVE_ALL when the caller
+		 * has CAP_SYS_NICE, as numactl's migratepages run by root does;
+		 * mbind(MPOL_MF_MOVE) and move_pages without MPOL_MF_MOVE_ALL
+		 * leave the folios other processes map */
+		.move_all = w->migrate_call == MCALL_MIGRATE_PAGES,
+		.flush_at_busy = w->migrate_call == MCALL_MOVE_PAGES,
 		.started = now,
 	};
 	p->calls_made++;

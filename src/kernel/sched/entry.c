@@ -139,9 +139,9 @@ static void syscall_done(struct sim *s, struct task_struct *p)
 	struct migrate_call *c = p->call;
 	sim_record_call(s, &(struct call_record){
 		.start_ns = c->started, .end_ns = sim_now(s), .from = c->from, .to = c->to,
-		.moved = c->moved, .failed = c->failed,
+		.moved = c->moved, .failed = c->failed, .hint_fails = c->hint_fails,
 	});
-	free(p->call);
+	migrate_call_free(p->call);
 	p->call = NULL;
 	p->want_sleep = true;
 }
@@ -173,11 +173,17 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		act_at(s, p, ACT_RETURN);
 		break;
 	case ACT_SYSCALL:
-		if (migrate_call_batch(s, p->call, p->mctx)) {
+		switch (migrate_call_step(s, p->call, p->mctx)) {
+		case CALL_QUEUED: /* the list is isolated: its batches follow */
+			act_at(s, p, ACT_SYSCALL);
+			break;
+		case CALL_BATCH:
 			act_at(s, p, ACT_SYSCALL_FLUSH);
-		} else {
+			break;
+		case CALL_DONE:
 			syscall_done(s, p);
 			act_at(s, p, ACT_RETURN);
+			break;
 		}
 		break;
 	case ACT_SYSCALL_FLUSH:
