@@ -511,6 +511,24 @@ static bool newidle_pulls_queued_task(void **state, const char *kernel, unsigned
 	return q->cpu == 3;
 }
 
+/* A task returning to user mode with a sleep due and a move that waited
+ * for its return sleeps, and wakes where the move sends it; before,
+ * the move went first and the task ran on with its sleep forgotten. */
+static void test_return_to_user_sleeps_before_a_pending_move(void **state)
+{
+	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
+	struct task_struct *p = task_on(s, 0);
+	const uint64_t now = 10 * MS;
+	testsim_enter(s, p->idx, now);
+	p->want_sleep = true;
+	p->move_to = 3;
+	assert_false(sched_return_to_user(s, p, now));
+	assert_int_equal(p->state, TASK_SLEEPING);
+	assert_int_equal(p->cpu, 3);
+	assert_int_equal(p->move_to, -1);
+	assert_true(task_on(s, 0) != p);
+}
+
 static void test_balance_keeps_task_whose_faults_are_on_the_source(void **state)
 {
 	/* cold (ran 50 ms ago), but 100% of its faults on node 0: moving it
@@ -709,6 +727,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch_back_to_current_mm_from_lazy_does_not_flush,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_lazy_cpu_skipped_unless_tables_freed_v6_4, testsim_teardown),
+		cmocka_unit_test_teardown(test_return_to_user_sleeps_before_a_pending_move, testsim_teardown),
 		cmocka_unit_test_teardown(test_lazy_cpu_skipped_unless_tables_freed_v7_3, testsim_teardown),
 		cmocka_unit_test_teardown(test_mm_cpumask_cleared_at_switch_before_v6_14, testsim_teardown),
 		cmocka_unit_test_teardown(test_trim_removes_cpu_that_stopped_running_the_mm_v7_3,

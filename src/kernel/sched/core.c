@@ -484,19 +484,29 @@ bool sched_return_to_user(struct sim *s, struct task_struct *p, uint64_t now)
 		exit_task(s, p, now);
 		return false;
 	}
+	/* A task on its way to sleep sleeps first; a move that waited for
+	 * its return (the stopper's) then only sets where it wakes, as
+	 * migration_cpu_stop does for a task no longer queued.  Moved
+	 * first, it ran on elsewhere with want_sleep set, and a syscall
+	 * caller, which enters the kernel only for its calls, never slept
+	 * again. */
+	if (p->want_sleep) {
+		int to = p->move_to;
+		p->move_to = -1;
+		if (p->syscall_caller) /* until its next call, if any */
+			sched_block_task(s, p, now, sched_next_call(s, p));
+		else
+			block_task(s, p, now);
+		if (to >= 0)
+			move_task(s, p, to, now);
+		return false;
+	}
 	if (p->move_to >= 0) {
 		int to = p->move_to;
 		p->move_to = -1;
 		move_task(s, p, to, now);
 		if (p->cpu != cpu)
 			return false;
-	}
-	if (p->want_sleep) {
-		if (p->syscall_caller) /* until its next call, if any */
-			sched_block_task(s, p, now, sched_next_call(s, p));
-		else
-			block_task(s, p, now);
-		return false;
 	}
 	if (cpu_rq(s, cpu)->need_resched) {
 		preempt_curr(s, cpu, p, now);
