@@ -102,15 +102,12 @@ struct dat_layout {
 	const char *print;                  /* the print fmt's format string */
 	const char *args;                   /* and its arguments: @list(REC->x) for a symbolic
 					     * value, !list(REC->x) for a mask of flags */
-	const char *int_type[MAX_FIELDS];   /* a 4-byte field's C type; NULL: a long */
 };
 
 /* sched:sched_move_numa's and the pair events' fields, as in
  * include/trace/events/sched.h (v6.12; the pair layout since b2b2042b2047,
  * v5.7). */
 #define NUMA_SIGNED { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }
-#define NUMA_MOVE_TYPES { "pid_t", "pid_t", "pid_t", "int", "int", "int", "int" }
-#define NUMA_PAIR_TYPES { "pid_t", "pid_t", "pid_t", "int", "int", "pid_t", "pid_t", "pid_t", "int", "int" }
 #define NUMA_PAIR_LAYOUT                                                                                   \
 	{ "sched",                                                                                         \
 	  { "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid", "dst_ngid",   \
@@ -119,8 +116,7 @@ struct dat_layout {
 	  "src_pid=%d src_tgid=%d src_ngid=%d src_cpu=%d src_nid=%d dst_pid=%d dst_tgid=%d dst_ngid=%d "   \
 	  "dst_cpu=%d dst_nid=%d",                                                                         \
 	  "REC->src_pid, REC->src_tgid, REC->src_ngid, REC->src_cpu, REC->src_nid, REC->dst_pid, "         \
-	  "REC->dst_tgid, REC->dst_ngid, REC->dst_cpu, REC->dst_nid",                                      \
-	  NUMA_PAIR_TYPES }
+	  "REC->dst_tgid, REC->dst_ngid, REC->dst_cpu, REC->dst_nid" }
 
 /* What each recorded type becomes.  Values past the kernel tracepoint's
  * arguments that the model does not have are 0, as the text writes them. */
@@ -146,8 +142,7 @@ static const struct dat_layout layouts[NR_TRACE_TYPES] = {
 			  "REC->numa_scan_offset, REC->vm_start, REC->vm_end, @skip(REC->reason)" },
 	[TR_MOVE_NUMA] = { "sched", { "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" },
 			   NUMA_SIGNED, "pid=%d tgid=%d ngid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d",
-			   "REC->pid, REC->tgid, REC->ngid, REC->src_cpu, REC->src_nid, REC->dst_cpu, REC->dst_nid",
-			   NUMA_MOVE_TYPES },
+			   "REC->pid, REC->tgid, REC->ngid, REC->src_cpu, REC->src_nid, REC->dst_cpu, REC->dst_nid" },
 	[TR_SWAP_NUMA] = NUMA_PAIR_LAYOUT,
 	[TR_STICK_NUMA] = NUMA_PAIR_LAYOUT,
 	[TR_SCAN_PASS] = { "numasim", { "pte_updates", "full_flushes" }, { 1, 1 },
@@ -171,6 +166,25 @@ static const struct dat_layout layouts[NR_TRACE_TYPES] = {
 				     "!refused(REC->refused)" },
 };
 
+/* The C types of the sched NUMA tracepoints' 4-byte fields (every other
+ * event's fields are longs), apart from the layouts so that those stay
+ * whole initializers. */
+static const char *const numa_move_types[MAX_FIELDS] = { "pid_t", "pid_t", "pid_t", "int",
+							 "int",   "int",   "int" };
+static const char *const numa_pair_types[MAX_FIELDS] = { "pid_t", "pid_t", "pid_t", "int", "int",
+							 "pid_t", "pid_t", "pid_t", "int", "int" };
+static const char *const *const int_types[NR_TRACE_TYPES] = {
+	[TR_MOVE_NUMA] = numa_move_types,
+	[TR_SWAP_NUMA] = numa_pair_types,
+	[TR_STICK_NUMA] = numa_pair_types,
+};
+
+/* Field @i's 4-byte C type, or NULL for a long. */
+static const char *int_type(int type, int i)
+{
+	return int_types[type] ? int_types[type][i] : NULL;
+}
+
 static int nr_fields(int type)
 {
 	int n = 0;
@@ -181,7 +195,7 @@ static int nr_fields(int type)
 
 static int field_size(int type, int i)
 {
-	return layouts[type].int_type[i] ? 4 : 8;
+	return int_type(type, i) ? 4 : 8;
 }
 
 /* The sched NUMA tracepoints' field @i, in their layouts' order. */
@@ -310,7 +324,9 @@ static void put_format(struct dbuf *d, int type, enum dat_kind k)
 	db_mem(d, "\n", 1);
 	int nf = k == DK_END ? 0 : nr_fields(type), off = 8;
 	for (int i = 0; i < nf; off += field_size(type, i), i++) {
-		const char *ctype = l->int_type[i] ? l->int_type[i] : l->is_signed[i] ? "long" : "unsigned long";
+		const char *ctype = int_type(type, i) ? int_type(type, i)
+				  : l->is_signed[i]   ? "long"
+						      : "unsigned long";
 		put_field(d, ctype, l->fields[i], off, field_size(type, i), l->is_signed[i]);
 	}
 	if (k != DK_INSTANT)
