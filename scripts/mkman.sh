@@ -16,7 +16,7 @@ roff() {
 
 {
     echo "[COMMANDS]"
-    for cmd in run ab timeline verify plot compare sweep scenarios kernels show; do
+    for cmd in run ab validate timeline verify plot compare sweep scenarios kernels show; do
         echo ".SS $cmd"
         echo ".nf"
         "$bin" help "$cmd" | roff

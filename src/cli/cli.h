@@ -39,6 +39,8 @@ int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 /* 'numasim compare DIR' of a sweep's directory into @f (sweep collect's
  * compare.txt): 0, or an exit status after a message. */
 int compare_sweep_dir(const char *dir, FILE *f);
+extern const char validate_usage[];
+int cmd_validate(int argc, char **argv);   /* src/cli/validate.c */
 extern const char sweep_usage[];
 int cmd_sweep(int argc, char **argv);      /* src/cli/sweep.c */
 

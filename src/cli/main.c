@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"commands:\n"
 	"  run SCENARIO|FILE [OPTIONS]   run a built-in scenario or an INI file\n"
 	"  ab SCENARIO --kernels A,B     A/B pairs (balancing on vs off): the seed table\n"
+	"  validate [--short]            the model against every published measurement:\n"
+	"                                in or miss, per figure\n"
 	"  timeline SCENARIO --kernel K  the scan/migration race of one pass, as text\n"
 	"  verify SCENARIO --kernel K    the TLB oracle over many seeds: safe, or the\n"
 	"                                first stale translations and their interleaving\n"
@@ -492,6 +494,7 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, run_usage },
 	{ "ab", cmd_ab, ab_usage },
+	{ "validate", cmd_validate, validate_usage },
 	{ "timeline", cmd_timeline, timeline_usage },
 	{ "verify", cmd_verify, verify_usage },
 	{ "plot", cmd_plot, plot_usage },

@@ -1,6 +1,7 @@
 #include "report/figures.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/convergence.h"
@@ -134,4 +135,14 @@ double ab_figure_value(enum ab_figure f, const struct run_result *on, const stru
 	default:
 		return 0;
 	}
+}
+
+void ab_figure_format(char *buf, size_t len, enum ab_figure f, double lo, double hi)
+{
+	const struct ab_figure_def *d = &ab_figures[f];
+	int dec = d->decimals;
+	if (d->decimals == 1 && hi * d->scale >= 100)
+		dec = 0;
+	/* "lo-hi", or "lo..hi" when a minus sign would make the dash ambiguous */
+	snprintf(buf, len, "%.*f%s%.*f%s", dec, lo * d->scale, lo < 0 ? ".." : "-", dec, hi * d->scale, d->unit);
 }

@@ -93,6 +93,9 @@ extern const struct ab_figure_def ab_figures[NR_AB_FIGURES];
 
 double ab_figure_value(enum ab_figure f, const struct run_result *on, const struct run_result *off);
 
+/* "lo-hi" of figure @f as the tables print it (scaled, with its unit). */
+void ab_figure_format(char *buf, size_t len, enum ab_figure f, double lo, double hi);
+
 /* Kernel time: every cost cause but the user-mode TLB refill. */
 double run_kernel_ns(const struct run_result *r);
 
