@@ -149,6 +149,10 @@ static void migrate_cost(const struct nl_prof_opts *o, int home, int to, struct 
 		if (move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE))
 			break;
 		v[t] = (double)(nl_now_ns() - t0) / n;
+		if (status[0] < 0) { /* the page stayed: the call timed no migration */
+			errno = -status[0];
+			break;
+		}
 	}
 	if (t < o->trials)
 		nl_fig_skip(f, "move_pages: %s", strerror(errno));
