@@ -64,6 +64,9 @@ static const char run_usage[] =
 	"  --set KEY=VALUE     any scenario key: a tunable by its kernel name\n"
 	"                      (kernel.numa_balancing, numa_balancing.scan_size_mb, ...)\n"
 	"                      or SECTION.KEY (workload.threads, costs.ipi_handler_ns, ...)\n"
+	"  --costs FILE        every [machine] and [costs] key of FILE, as --set would\n"
+	"                      apply it (the fragment 'numaload profile --ini' writes;\n"
+	"                      any other section is an error)\n"
 	"  --json FILE         also write the report as JSON to FILE\n"
 	"  --trace FILE        record a trace: FILE.json (Chrome trace events, for\n"
 	"                      ui.perfetto.dev), FILE.txt (ftrace text) and FILE.dat\n"
@@ -158,7 +161,8 @@ struct run_args {
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE, OPT_EXACT };
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE, OPT_EXACT,
+       OPT_COSTS };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
 			 const char *value)
@@ -173,6 +177,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "set", required_argument, NULL, OPT_SET },
+		{ "costs", required_argument, NULL, OPT_COSTS },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "exact", no_argument, NULL, OPT_EXACT },
@@ -199,6 +204,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case OPT_SEED: add_override(a, "--seed", "run.seed", optarg); break;
 		case OPT_DURATION: add_override(a, "--duration", "run.duration_s", optarg); break;
 		case OPT_SET: add_override(a, "--set", NULL, optarg); break;
+		case OPT_COSTS: add_override(a, "--costs", NULL, optarg); break;
 		case OPT_EXACT: add_override(a, "--exact", "run.exact", "true"); break;
 		case OPT_TRACE: a->trace.path = optarg; break;
 		case OPT_TRACE_WINDOW: a->trace.window = optarg; break;
@@ -221,8 +227,9 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 {
 	for (int i = 0; i < a->nr_ov; i++) {
 		const struct override *o = &a->ov[i];
-		int rc = o->key ? scenario_set_option(sc, o->option, o->key, o->value, err, errlen)
-				: scenario_set(sc, o->value, err, errlen);
+		int rc = !strcmp(o->option, "--costs") ? scenario_apply_fragment(sc, o->value, err, errlen)
+			 : o->key ? scenario_set_option(sc, o->option, o->key, o->value, err, errlen)
+				  : scenario_set(sc, o->value, err, errlen);
 		if (rc)
 			return -1;
 	}

@@ -89,6 +89,11 @@ int scenario_set(struct scenario *sc, const char *assignment, char *err, size_t 
  * "kernel.name"): errors are prefixed with @option instead of "--set". */
 int scenario_set_option(struct scenario *sc, const char *option, const char *key,
 			const char *value, char *err, size_t errlen);
+/* "--costs FILE": FILE's [machine] and [costs] keys, each applied as
+ * --set would (recorded as overrides of option "--costs"); any other
+ * section, a key given twice or a bad value is an error at FILE:LINE: key.
+ * For the fragment `numaload profile --ini` writes. */
+int scenario_apply_fragment(struct scenario *sc, const char *path, char *err, size_t errlen);
 /* Cross-field validation (impossible machine, memory, threads vs CPUs); err names FILE:LINE: key.
  * Also derives sc->m.nr_nodes, nr_cpus and the distance table. */
 int scenario_validate(struct scenario *sc, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "lib/outfile.h"
 #include "out.h"
+#include "profile.h"
 #include "run.h"
 #include "shape.h"
 #include "table.h"
@@ -19,6 +20,7 @@ static const char usage[] =
 	"usage: numaload SCENARIO [--json FILE] [--threads pinned|node|free] [--trace]\n"
 	"                [--set KEY=VALUE]... [--quiet]\n"
 	"       numaload --table LABEL REAL.json SIM.json [LABEL REAL.json SIM.json]...\n"
+	"       numaload profile [--json FILE] [--ini FILE] [--quick] [--cpus LIST]\n"
 	"\n"
 	"Run a numasim scenario's workload on this machine: its processes and\n"
 	"threads, its anonymous memory laid out and first-touched as numasim lays\n"
@@ -52,6 +54,9 @@ static const char usage[] =
 	"--table prints a real result beside numasim's for the same scenario:\n"
 	"counts and ratios, numasim / real, and whether each is within 1.5x.\n"
 	"\n"
+	"profile measures this machine's costs for numasim's model ('numaload\n"
+	"profile --help').\n"
+	"\n"
 	"exit status: 0 ok, 1 the machine failed, 2 bad input, 130 interrupted.\n";
 
 int main(int argc, char **argv)
@@ -75,6 +80,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--table"))
 		return nl_table_main(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "profile"))
+		return nl_profile_main(argc - 1, argv + 1);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (ch) {
