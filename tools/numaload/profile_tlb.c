@@ -6,10 +6,10 @@
  * an mprotect RW->RO of 64 other pages, above x86's single-page flush
  * ceiling (33), so flush_tlb_mm_range flushes all.  (refill - warm) / K is
  * one TLB miss's walk.  Its page-table lines are mostly in the caches here,
- * where numasim's page_walk_ns is a walk whose PTE load misses them: the
- * figure is written only if the per-page estimate holds across K (within
- * 1.5x, all positive), and it is then a lower bound; the raw curve is
- * always reported. */
+ * where numasim's page_walk_ns is a walk whose PTE load misses them, so it
+ * is reported (with the raw curve, and whether the per-page estimate holds
+ * across K: within 1.5x, all positive) as a lower bound, never written as
+ * page_walk_ns. */
 #define _GNU_SOURCE
 #include "profile.h"
 
@@ -71,10 +71,11 @@ static void judge(struct nl_figure *f)
 	}
 	f->clean = lo > 0 && hi <= 1.5 * lo;
 	snprintf(f->why, sizeof(f->why), "(touch after a full flush - warm touch) / pages, at "
-		 "the largest working set; walks mostly hitting the caches, so a lower bound; %s",
+		 "the largest working set; walks mostly hitting the caches, so a lower bound of "
+		 "page_walk_ns, reported only; %s",
 		 f->clean ? "steady across working sets (within 1.5x)"
 			  : "NOT steady across working sets (the curve varies more than 1.5x or is "
-			    "not positive): reported only, no key written");
+			    "not positive)");
 }
 
 void nl_prof_tlb(struct nl_profile *p, const struct nl_prof_opts *o)
