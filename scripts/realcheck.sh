@@ -135,6 +135,9 @@ section() { echo "=====REALCHECK \$1 BEGIN====="; cat "\$2"; echo "=====REALCHEC
 cat /proc/vmstat > /tmp/vmstat.before
 cat /proc/interrupts > /tmp/interrupts.before
 mkdir -p /tmp/hist
+# the guest's own costs first (numaload profile), for numasim to run at them
+numaload profile --quick --json /tmp/profile.json --ini /tmp/profile.ini 2>/tmp/profile.err
+echo \$? > /tmp/profile.rc
 numaload /$(basename "$scenario") --quiet --trace --save-hist /tmp/hist --json /tmp/real.json $dset 2>/tmp/numaload.err
 echo \$? > /tmp/rc
 cat /proc/vmstat > /tmp/vmstat.after
@@ -142,6 +145,10 @@ cat /proc/interrupts > /tmp/interrupts.after
 {
 section rc /tmp/rc
 section stderr /tmp/numaload.err
+section profile.rc /tmp/profile.rc
+section profile.err /tmp/profile.err
+[ -f /tmp/profile.json ] && section profile.json /tmp/profile.json
+[ -f /tmp/profile.ini ] && section profile.ini /tmp/profile.ini
 [ -f /tmp/real.json ] && section json /tmp/real.json
 for f in /tmp/vmstat.before /tmp/vmstat.after /tmp/interrupts.before /tmp/interrupts.after /tmp/hist/*.hist; do
     [ -f "\$f" ] && section "\$(basename \$f)" "\$f"
@@ -238,6 +245,23 @@ for series in "${series_list[@]}"; do
     [[ -n $duration ]] && sim_args+=(--duration "$duration")
     "$NUMASIM" "${sim_args[@]}" >"$out/sim-$series.txt"
     pairs+=("$series" "$out/real-$series.json" "$out/sim-$series.json")
+    # numasim again at the guest's measured costs (numaload profile in the
+    # guest, before the workload): the emulator's speeds, not the model
+    # machine's, so that the two columns compare like with like
+    prc=$(section profile.rc "$data" 2>/dev/null || true)
+    section profile.json "$data" >"$out/profile-$series.json"
+    section profile.ini "$data" >"$out/profile-$series.ini"
+    if [[ $prc == 0 && -s $out/profile-$series.ini ]]; then
+        sim_args=(run "$scenario" --kernel "$base" --costs "$out/profile-$series.ini"
+                  --json "$out/sim-guest-costs-$series.json")
+        [[ -n $duration ]] && sim_args+=(--duration "$duration")
+        "$NUMASIM" "${sim_args[@]}" >"$out/sim-guest-costs-$series.txt"
+        pairs+=("$series@guest-costs" "$out/real-$series.json" "$out/sim-guest-costs-$series.json")
+    else
+        echo "realcheck: numaload profile failed in the $series guest (status '$(printf '%s' "$prc" | printable)'):" >&2
+        { section profile.err "$data" 2>/dev/null || true; } | printable >&2
+        rm -f "$out/profile-$series.json" "$out/profile-$series.ini"
+    fi
 done
 
 "$NUMALOAD" --table "${pairs[@]}" | tee "$out/table.txt"
@@ -257,6 +281,9 @@ if [[ $smoke -eq 1 ]]; then
     check grep -Eq '"tlb_shootdowns": [0-9]' "$real"
     check grep -q '"flush_tlb_batched_pending": [0-9]' "$real"
     check "$NUMASIM" compare "$real" "$out/sim-${series_list[0]}.json"
+    # the guest profiled itself and numasim ran at its costs
+    check grep -q '^pte_update_ns = [0-9]' "$out/profile-${series_list[0]}.ini"
+    check "$NUMASIM" compare "$real" "$out/sim-guest-costs-${series_list[0]}.json"
     echo "$passed passed, $failed failed"
     [[ $failed -eq 0 ]]
 fi

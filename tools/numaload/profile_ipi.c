@@ -133,14 +133,26 @@ static void crew_stop(struct crew *c)
 	c->n = 0;
 }
 
-/* ns per toggle pair, averaged over @reps pairs; -1 on failure. */
+/* A trial's time: pairs are timed until this much has passed (at least
+ * MIN_REPS of them, at most the run's reps), so a machine whose rounds
+ * take milliseconds -- an emulator's: 9 ms a target under qemu TCG --
+ * spends about as long per trial as a fast one. */
+#define TRIAL_BUDGET_NS (5 * 1000 * 1000ull)
+#define MIN_REPS 2
+
+/* ns per toggle pair, averaged over the pairs of one trial (up to @reps,
+ * TRIAL_BUDGET_NS); -1 on failure. */
 static double time_round(char *page, int reps)
 {
-	uint64_t t0 = nl_now_ns();
-	for (int r = 0; r < reps; r++)
+	uint64_t t0 = nl_now_ns(), now = t0;
+	int r = 0;
+	while (r < reps && (r < MIN_REPS || now - t0 < TRIAL_BUDGET_NS)) {
 		if (toggle(page))
 			return -1;
-	return (double)(nl_now_ns() - t0) / reps;
+		r++;
+		now = nl_now_ns();
+	}
+	return (double)(now - t0) / r;
 }
 
 /* The target counts to measure: 0 .. max, or 0, 1 and max with --quick;
