@@ -200,7 +200,7 @@ IFS=, read -r -a series_list <<<"$kernels"
 for series in "${series_list[@]}"; do
     case "$series" in
         6.1) base=v6.1 ;;
-        6.12) base=v6.12 ;;
+        6.12) base=v6.12-debian ;; # the booted 6.12.118's stable backports (variants.c)
         *) echo "realcheck: no numasim base for kernel series $series (have 6.1, 6.12)" >&2; exit 2 ;;
     esac
     kdir=$(fetch_kernel "$series") ||

@@ -98,6 +98,24 @@ static void base_v6_12(struct kernel_config *k)
 	k->partially_mapped_flag = true;   /* v6.12 */
 }
 
+/* Debian's linux-image-6.12.118 as booted by make realcheck: v6.12 with
+ * the stable backports its source (linux-source-6.12, 6.12.118) carries
+ * that the model has switches for: the 700 us base slice (2ae891b82695;
+ * sysctl_sched_base_slice = 700000), arm64's arch_flush_tlb_batched_pending
+ * as flush_tlb_mm (4b634918384c), and update_task_scan_period clearing
+ * numa_faults_locality on its slow-down path too (e81ee0630837).  Left
+ * out: the once-a-second mm_cpumask trim (6db2526c1d69), which 6.12.118
+ * has without the lazy mm_cpumask update it came with (209954cbc7d0: its
+ * switch_mm_irqs_off still clears the CPU from the previous mm's mask);
+ * the model's lazy_mm_cpumask switch is the two together. */
+static void base_v6_12_debian(struct kernel_config *k)
+{
+	base_v6_12(k);
+	k->base_slice_700us = true;
+	k->flush_pending_dsb_only = false;
+	k->numa_locality_reset = true;
+}
+
 static void base_v7_3(struct kernel_config *k)
 {
 	base_v6_12(k);
@@ -118,6 +136,7 @@ static const struct base_def bases[] = {
 	{ "v6.4", "4d4b6d66db63: set_tlb_ubc_flush_pending skips inaccessible PTEs; per-VMA scan filter", base_v6_4 },
 	{ "v6.8", "as v6.4, plus EEVDF, multi-size THP (not yet NUMA-balanced), arm64/riscv batched unmap", base_v6_8 },
 	{ "v6.12", "as v6.8; mTHP NUMA balancing and the deferred split in migration (v6.10), riscv pte_accessible (v6.11)", base_v6_12 },
+	{ "v6.12-debian", "Debian's 6.12.118: v6.12 with the 700 us slice, arm64's batched-pending flush and the locality reset backported", base_v6_12_debian },
 	{ "v7.3", "as v6.12; lazy x86 mm_cpumask (v6.14); INVLPGB, 2.8 ms slices (v6.15); arm64 flush_tlb_batched_pending flushes the mm (v6.16)", base_v7_3 },
 };
 
@@ -316,6 +335,7 @@ void kernel_variants_print(void)
 	for (size_t b = 0; b < ARRAY_SIZE(bases); b++)
 		printf(" %-6s", bases[b].name);
 	printf("\n");
+	/* each column as wide as its base's name (at least 6) */
 	for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
 		if (switches[i].patch_only)
 			continue;
@@ -324,7 +344,8 @@ void kernel_variants_print(void)
 			struct kernel_config k;
 			memset(&k, 0, sizeof(k));
 			bases[b].apply(&k);
-			printf(" %-6s", *(const bool *)((const char *)&k + switches[i].off) ? "x" : "-");
+			int w = (int)strlen(bases[b].name) > 6 ? (int)strlen(bases[b].name) : 6;
+			printf(" %-*s", w, *(const bool *)((const char *)&k + switches[i].off) ? "x" : "-");
 		}
 		printf("\n");
 	}

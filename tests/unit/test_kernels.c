@@ -102,6 +102,24 @@ static void test_v6_12_has_v6_5_and_v6_10(void **state)
 	assert_false(k.single_folio_v1 || k.single_folio_v2 || k.flush_side);
 }
 
+/* Debian's 6.12.118: v6.12 and the three backports its source carries
+ * that the model switches; not v6.14's lazy mm_cpumask, not INVLPGB. */
+static void test_v6_12_debian_is_v6_12_with_its_backports(void **state)
+{
+	(void)state;
+	struct kernel_config d = parse_ok("v6.12-debian"), v = parse_ok("v6.12");
+	assert_true(d.base_slice_700us && !v.base_slice_700us);
+	assert_true(!d.flush_pending_dsb_only && v.flush_pending_dsb_only);
+	assert_true(d.numa_locality_reset && !v.numa_locality_reset);
+	d.base_slice_700us = v.base_slice_700us;
+	d.flush_pending_dsb_only = v.flush_pending_dsb_only;
+	d.numa_locality_reset = v.numa_locality_reset;
+	memcpy(d.name, v.name, sizeof(d.name));
+	assert_memory_equal(&d, &v, sizeof(d)); /* nothing else differs */
+	assert_false(d.lazy_mm_cpumask);
+	assert_false(d.x86_invlpgb);
+}
+
 static void test_v6_4_adds_accessible_gate_and_vma_filter(void **state)
 {
 	(void)state;
@@ -307,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_v6_1_is_v5_15_with_the_v6_0_scheduler),
 		cmocka_unit_test(test_v6_4_adds_accessible_gate_and_vma_filter),
 		cmocka_unit_test(test_v6_12_has_v6_5_and_v6_10),
+		cmocka_unit_test(test_v6_12_debian_is_v6_12_with_its_backports),
 		cmocka_unit_test(test_v7_3_flushes_mm_in_batched_pending),
 		cmocka_unit_test(test_mthp_numa_in_v7_3_patch_before),
 		cmocka_unit_test(test_invlpgb_only_from_v6_15),
