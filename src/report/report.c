@@ -175,7 +175,8 @@ static void text_convergence(const struct sim *s, FILE *out)
 		}
 }
 
-static json_t *share_or_null(double v)
+/* A figure, or null where the model has none (-1). */
+static json_t *or_null(double v)
 {
 	return v >= 0 ? json_real(v) : json_null();
 }
@@ -193,10 +194,10 @@ static json_t *json_processes(const struct sim *s)
 		json_t *mem = json_array();
 		json_object_set_new(o, "process", json_integer(m));
 		json_object_set_new(o, "threads", json_integer(pc.tasks));
-		json_object_set_new(o, "converged_s", pc.converged_s >= 0 ? json_real(pc.converged_s) : json_null());
-		json_object_set_new(o, "final_local_fault_share", share_or_null(pc.final_fault_share));
-		json_object_set_new(o, "final_ended_local_fault_share", share_or_null(pc.final_ended_share));
-		json_object_set_new(o, "final_memory_local_share", share_or_null(pc.final_mem_share));
+		json_object_set_new(o, "converged_s", or_null(pc.converged_s));
+		json_object_set_new(o, "final_local_fault_share", or_null(pc.final_fault_share));
+		json_object_set_new(o, "final_ended_local_fault_share", or_null(pc.final_ended_share));
+		json_object_set_new(o, "final_memory_local_share", or_null(pc.final_mem_share));
 		json_object_set_new(o, "task_node_moves", json_integer((json_int_t)pc.node_moves));
 		json_object_set_new(o, "numa_moves", json_integer((json_int_t)pc.numa_moves));
 		json_object_set_new(o, "numa_swaps", json_integer((json_int_t)pc.numa_swaps));
@@ -208,7 +209,7 @@ static json_t *json_processes(const struct sim *s)
 			json_array_append_new(ef, ts->faults[at] > 0
 						      ? json_real(ts->faults_ended_local[at] / ts->faults[at])
 						      : json_null());
-			json_array_append_new(mem, share_or_null(ts->mem_share[at]));
+			json_array_append_new(mem, or_null(ts->mem_share[at]));
 		}
 		json_object_set_new(o, "hint_faults_per_s", hf);
 		json_object_set_new(o, "local_fault_share", lf);
@@ -233,11 +234,10 @@ static json_t *json_convergence(const struct sim *s)
 	json_t *o = json_object();
 	double m = settled_s(s, TS_MIGRATIONS), t = settled_s(s, TS_NODE_MOVES);
 	double f = convergence_final_local_share(s);
-	json_object_set_new(o, "migrations_settled_s", m >= 0 ? json_real(m) : json_null());
-	json_object_set_new(o, "task_node_moves_settled_s", t >= 0 ? json_real(t) : json_null());
-	json_object_set_new(o, "final_local_fault_share", f >= 0 ? json_real(f) : json_null());
-	double c = convergence_time(s);
-	json_object_set_new(o, "converged_s", c >= 0 ? json_real(c) : json_null());
+	json_object_set_new(o, "migrations_settled_s", or_null(m));
+	json_object_set_new(o, "task_node_moves_settled_s", or_null(t));
+	json_object_set_new(o, "final_local_fault_share", or_null(f));
+	json_object_set_new(o, "converged_s", or_null(convergence_time(s)));
 	json_t *crit = json_object();
 	json_object_set_new(crit, "share", json_real(CONVERGED_SHARE));
 	json_object_set_new(crit, "window_s", json_integer(CONVERGED_WINDOW_S));

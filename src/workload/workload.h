@@ -219,10 +219,10 @@ void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t);
  * them: a table not built yet is built (its pages exist from here on), a
  * pooled table gets its aggregated faults' PTEs restored. */
 void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t);
-/* A page of class @cls moved from node @from to node @to. */
 /* The share of task @t's memory touches that are local where it runs
  * now (-1 for a syscall caller): the convergence series' memory term. */
 double workload_task_local_share(struct sim *s, const struct task_struct *t);
+/* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);
 
