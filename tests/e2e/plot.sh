@@ -122,6 +122,14 @@ if command -v gnuplot >/dev/null 2>&1; then
             fail "nodes.png is not a PNG"
     fi
 
+    # ---- per-process convergence (--kind convergence) ------------------------------------
+    "$NUMASIM" plot --kind convergence "$work/a.json" "$work/b.json" -o "$work/conv.svg" ||
+        fail "convergence SVG failed"
+    grep -q '<svg' "$work/conv.svg" && grep -q 'the criterion' "$work/conv.svg" ||
+        fail "conv.svg lacks the criterion's line"
+    "$NUMASIM" plot --kind convergence "$work/a.json" -o - >"$work/conv.out" || fail "convergence ASCII failed"
+    grep -q 'converged' "$work/conv.out" || fail "convergence ASCII: no legend saying when it converged"
+
     # ---- ab result -> SVG ------------------------------------------------------------
     "$NUMASIM" plot "$work/ab.json" -o "$work/ab.svg" || fail "plot of an ab result failed"
     [ -s "$work/ab.svg" ] || fail "ab.svg is empty"

@@ -99,6 +99,54 @@ static void test_nodes(void **state)
 	free(buf);
 }
 
+/* --kind convergence: a block per process with the ended-local fault
+ * share and the memory share in %, a second without faults as NaN, the
+ * 90% line, the legend saying when each converged; a share above 1 is
+ * refused on loading. */
+static const char conv_json[] =
+	"{\"kernel\": \"v7.3\", \"seed\": 1, \"scenario\": \"t\", \"vmstat\": {},\n"
+	" \"timeseries\": {\"t_s\": [1, 2, 3], \"task_node_moves_per_s\": [0, 4, 0]},\n"
+	" \"convergence\": {\"processes\": [\n"
+	"   {\"converged_s\": 2, \"ended_local_fault_share\": [0.5, null, 1],\n"
+	"    \"memory_local_share\": [0.5, 0.95, 1]},\n"
+	"   {\"converged_s\": null, \"ended_local_fault_share\": [0.25, 0.5, 0.5],\n"
+	"    \"memory_local_share\": [0.5, 0.5, 0.5]}]}}\n";
+
+static void test_convergence(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	tmp_json(path, sizeof(path), "conv", conv_json);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	char *paths[] = { path };
+	assert_int_equal(plot_script_kind(1, paths, "x.svg", "convergence", f), 0);
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "$c0_0 << EOD\n1 50 50\n2 NaN 95\n3 100 100\nEOD\n"));
+	assert_non_null(strstr(buf, "$c0_1 << EOD\n1 25 50\n2 50 50\n3 50 50\nEOD\n"));
+	assert_non_null(strstr(buf, "$m0 << EOD\n1 0\n2 4\n3 0\nEOD\n"));
+	assert_non_null(strstr(buf, "process 0: converged at 2 s"));
+	assert_non_null(strstr(buf, "process 1: not converged"));
+	assert_non_null(strstr(buf, "90 with lines"));
+	assert_null(strstr(buf, "$s0")); /* not the time series */
+	free(buf);
+
+	/* a share above 1 is not a share */
+	char bad[sizeof(conv_json) + 8];
+	snprintf(bad, sizeof(bad), "%s", conv_json);
+	char *at = strstr(bad, "0.95");
+	memcpy(at, "1.95", 4);
+	tmp_json(path, sizeof(path), "conv-bad", bad);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_not_equal(plot_script_kind(1, paths, "x.svg", "convergence", f), 0);
+	fclose(f);
+	unlink(path);
+	free(buf);
+}
+
 /* An ab result with a published block: the ranges go beside the bars
  * (scaled as the panel: the loss in %), absent figures are NaN, the
  * source reaches gnuplot as a quoted string only (a line end in it, or a
@@ -165,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_run_data),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_ab_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
