@@ -27,6 +27,7 @@ struct fragment {
 	char *err;
 	size_t errlen;
 	int err_line;
+	int keys;                  /* set so far */
 };
 
 static void ferr(struct fragment *f, const char *key, const char *fmt, ...)
@@ -39,6 +40,21 @@ static void ferr(struct fragment *f, const char *key, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Every header is checked as it is read, as the scenario parser does: an
+ * empty section of another name, or text after the ']', would give inih
+ * no key to refuse. */
+static void check_header(struct fragment *f, const char *line)
+{
+	char name[128];
+	const char *rest;
+	int kind = ini_section_header(line, name, sizeof(name), &rest);
+	if (kind < 0)
+		ferr(f, name, "unexpected text after the section header: '%.*s'",
+		     (int)strcspn(rest, "\r\n") < 40 ? (int)strcspn(rest, "\r\n") : 40, rest);
+	else if (kind > 0 && strcmp(name, "machine") && strcmp(name, "costs"))
+		ferr(f, name, "a " FRAGMENT_OPTION " file holds only [machine] and [costs] sections");
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct fragment *f = stream;
@@ -47,6 +63,7 @@ static char *reader(char *str, int num, void *stream)
 		return NULL;
 	if (too_long)
 		ferr(f, NULL, "line longer than %d characters", num - 2);
+	check_header(f, str);
 	return str;
 }
 
@@ -74,6 +91,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	}
 	f->seen[k] = true;
+	f->keys++;
 	return 1;
 }
 
@@ -97,6 +115,10 @@ int scenario_apply_fragment(struct scenario *sc, const char *path, char *err, si
 	}
 	if (rc > 0 && (!f.err_line || rc < f.err_line)) {
 		snprintf(err, errlen, "%s:%d: expected '[section]' or 'key = value'", path, rc);
+		return -1;
+	}
+	if (!f.err_line && !f.keys) { /* a comment-only file would change nothing, silently */
+		snprintf(err, errlen, "%s: no [machine] or [costs] key: nothing to apply", path);
 		return -1;
 	}
 	return f.err_line ? -1 : 0;

@@ -16,7 +16,9 @@
 #include "lib/outfile.h"
 
 const struct nl_fig_def nl_fig_defs[NR_NLF] = {
-	[NLF_CPU_GHZ] = { "cpu_ghz", "machine", "cpu_ghz", "GHz", "cpu" },
+	/* reported only: a nominal reading, not timed (a TCG guest reports
+	 * its host's clock while its costs are the emulator's) */
+	[NLF_CPU_GHZ] = { "cpu_ghz", NULL, NULL, "GHz", "cpu" },
 	[NLF_TLB_ENTRIES] = { "tlb_entries", "machine", "tlb_entries", "entries", "tlb_entries" },
 	[NLF_IPI_BASE] = { "ipi_send_base", "costs", "ipi_send_base_ns", "ns", "ipi" },
 	[NLF_IPI_PER_CPU] = { "ipi_send_per_cpu", "costs", "ipi_send_per_cpu_ns", "ns", "ipi" },
@@ -134,13 +136,14 @@ void nl_prof_cpu(struct nl_profile *p)
 			n++;
 	}
 	free(text);
-	for (int i = 0; !n && i < p->ncpus; i++) {
+	for (int i = 0, cpufreq = !n; cpufreq && i < p->ncpus; i++) {
 		char path[96];
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 			 p->cpus[i]);
 		char *khz = nl_read_text(path);
-		if (khz && (v[i] = strtod(khz, NULL) / 1e6) > 0)
-			n = i + 1;
+		double x;
+		if (khz && (x = strtod(khz, NULL) / 1e6) > 0) /* a CPU without the file adds nothing */
+			v[n++] = x;
 		free(khz);
 	}
 	if (!n)
@@ -275,7 +278,7 @@ int nl_profile_main(int argc, char **argv)
 	free(p);
 	return 0;
 fail:
-	fprintf(stderr, "numaload profile: %s\n", err);
+	cli_error("numaload profile: ", err); /* paths and --cpus as given: escaped */
 	free(p);
 	return rc;
 }

@@ -234,10 +234,15 @@ static void fit_trials(struct nl_profile *p, const struct ipi_run *r)
 	}
 	nl_fig_set(fb, base, r->trials, "intercept of the flush-round line over targets >= 1, "
 		   "less the round with no target (mprotect RW->RO->RW of one page)");
-	fb->has_curve = true;
 	nl_fig_set(fp, per, r->trials, "slope of the flush-round line over targets >= 1");
-	fb->clean = fb->st.median > 0;
-	fp->clean = fp->st.median > 0;
+	struct nl_figure *figs[2] = { fb, fp };
+	for (int i = 0; i < 2; i++) {
+		figs[i]->clean = figs[i]->st.median > 0;
+		if (!figs[i]->clean) /* say why no key is written */
+			snprintf(figs[i]->why, sizeof(figs[i]->why), "not written: the fit's median is "
+				 "%.3f ns, not positive (the line through the targets' rounds)",
+				 figs[i]->st.median);
+	}
 }
 
 /* Two initiators at once: a second thread on cpus[1] toggling its own page

@@ -146,11 +146,18 @@ static void migrate_cost(const struct nl_prof_opts *o, int home, int to, struct 
 		for (int i = 0; i < n; i++)
 			nodes[i] = t % 2 ? home : to;
 		uint64_t t0 = nl_now_ns();
-		if (move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE))
+		long left = move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE);
+		if (left > 0) /* pages it could not move (6.x returns their count) */
+			errno = EBUSY;
+		if (left)
 			break;
 		v[t] = (double)(nl_now_ns() - t0) / n;
-		if (status[0] < 0) { /* the page stayed: the call timed no migration */
-			errno = -status[0];
+		int stayed = 0; /* a page that stayed: the call timed no migration of it */
+		for (int i = 0; i < n && !stayed; i++)
+			if (status[i] < 0)
+				stayed = -status[i];
+		if (stayed) {
+			errno = stayed;
 			break;
 		}
 	}

@@ -79,13 +79,17 @@ json_t *nl_profile_json(const struct nl_profile *p)
 	return j;
 }
 
+/* A section's written keys, each after its spread; no header when none is. */
 static int ini_section(const struct nl_profile *p, FILE *f, const char *section)
 {
-	fprintf(f, "\n[%s]\n", section);
+	bool header = false;
 	for (int i = 0; i < NR_NLF; i++) {
 		const struct nl_stat *st = &p->fig[i].st;
 		if (!written(p, i) || strcmp(nl_fig_defs[i].section, section))
 			continue;
+		if (!header)
+			fprintf(f, "\n[%s]\n", section);
+		header = true;
 		fprintf(f, "; median of %d, p10-p90 %.10g-%.10g %s, min-max %.10g-%.10g\n",
 			st->trials, st->p10, st->p90, nl_fig_defs[i].unit, st->min, st->max);
 		fprintf(f, "%s = %.10g\n", nl_fig_defs[i].key, st->median);
