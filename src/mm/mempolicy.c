@@ -284,8 +284,9 @@ static bool call_leaves_shared(const struct sim *s, const struct migrate_call *c
  * move_pages(2) queues one page of its array at a time and migrates what it
  * has queued as soon as a page cannot be queued (do_pages_move ->
  * move_pages_and_store_status): its walk stops after that folio.  Charged
- * once per PTE looked at (one per folio: a large folio's other PTEs are
- * skipped, as queue_folios_pte_range skips qp->large). */
+ * once per PTE looked at: a large folio is queued once, but its other PTEs
+ * are still read (queue_folios_pte_range reads each; qp->large only skips
+ * queueing the folio again). */
 static void queue_pages_range(struct sim *s, struct migrate_call *call)
 {
 	struct mm_struct *mm = &s->mms[call->mm_id];
@@ -306,8 +307,9 @@ static void queue_pages_range(struct sim *s, struct migrate_call *call)
 				continue;
 			}
 			struct folio f = page_folio(vma->store, vma_store_idx(vma, call->addr));
-			uint64_t last = vma_address(vma, f.idx + folio_nr_pages(f) - 1);
+			uint64_t last = vma_address(vma, f.idx + folio_nr_pages(f) - 1), at = call->addr;
 			call->addr = last ? last + PAGE_SIZE : call->addr + PAGE_SIZE;
+			walked += (long)((call->addr - at) / PAGE_SIZE) - 1; /* the folio's other PTEs */
 			if (folio_nid(f) != call->from)
 				continue;
 			uint8_t *fl = &f.fs->pg[f.idx].flags;

@@ -173,6 +173,10 @@ static void test_fault_ended_local(void **state)
 	assert_int_equal(s->mms[0].hint_faults_ended_local, 1);
 	task_numa_fault(s, (int)LAST_CPUPID_UNSET, node, 16, TNF_FAULT_LOCAL); /* one fault, 16 pages */
 	assert_int_equal(s->mms[0].hint_faults_ended_local, 2);
+	/* counted in every balancing mode, as numa_hint_faults is */
+	s->t.numa_balancing = NUMA_BALANCING_MEMORY_TIERING;
+	task_numa_fault(s, (int)LAST_CPUPID_UNSET, node, 1, 0);
+	assert_int_equal(s->mms[0].hint_faults_ended_local, 3);
 }
 
 int main(void)

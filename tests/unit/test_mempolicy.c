@@ -232,6 +232,37 @@ static void test_call_isolates_whole_range_before_first_batch(void **state)
 		assert_int_equal(folio_nid(page_at(s, p)), 1);
 }
 
+/* The walk reads every PTE, a large folio's too (queue_folios_pte_range;
+ * qp->large only keeps it from being queued twice): with 64 KiB mTHP the
+ * walk costs what it does with 4 KiB pages, and lists the same pages. */
+static void cfg_caller_mthp(struct sim *s)
+{
+	cfg_caller(s);
+	s->t.thp.size[4] = THP_SIZE_ALWAYS;
+}
+
+static double walk_cost(void (*cfg)(struct sim *))
+{
+	struct sim *s = testsim_new_cfg("v6.12", FLUSH_X86_IPI, cfg);
+	struct migrate_call *call = start_call(s, true, false);
+	double before = engine_cost(&s->e.acct[s->e.cpu], COST_MIGRATE);
+	assert_int_equal(migrate_call_step(s, call, ctx_of(s)), CALL_QUEUED);
+	assert_int_equal(call->nr_listed, NR_PAGES);
+	double ns = engine_cost(&s->e.acct[s->e.cpu], COST_MIGRATE) - before;
+	assert_true(folio_nr_pages(page_at(s, 0)) == (cfg == cfg_caller_mthp ? 16u : 1u));
+	migrate_call_putback(s, call);
+	testsim_free(s);
+	return ns;
+}
+
+static void test_walk_charges_every_pte(void **state)
+{
+	(void)state;
+	double small = walk_cost(cfg_caller), large = walk_cost(cfg_caller_mthp);
+	assert_true(small > 0);
+	assert_true(large == small);
+}
+
 /* A hint fault on a page of a later batch, while the first is being
  * migrated: migrate_misplaced_folio_prepare finds the folio isolated
  * (folio_isolate_lru fails), so the fault restores the PTE and tells
@@ -401,6 +432,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_policy_falls_back_to_next_node, testsim_teardown),
 		cmocka_unit_test_teardown(test_bind_does_not_fall_back, testsim_teardown),
 		cmocka_unit_test_teardown(test_call_isolates_whole_range_before_first_batch, testsim_teardown),
+		cmocka_unit_test(test_walk_charges_every_pte),
 		cmocka_unit_test_teardown(test_hint_fault_on_listed_folio_fails, testsim_teardown),
 		cmocka_unit_test_teardown(test_move_leaves_shared_folio_move_all_takes_it, testsim_teardown),
 		cmocka_unit_test_teardown(test_migrate_pages_walks_past_busy_folio, testsim_teardown),

@@ -1038,9 +1038,13 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 	int local = !!(flags & TNF_FAULT_LOCAL);
 	int priv;
 
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm)
+	if (!p->mm)
 		return;
-	p->mm->hint_faults_ended_local += mem_node == cpu_node; /* numasim's convergence series */
+	/* numasim's convergence series, in every balancing mode, as
+	 * numa_hint_faults is */
+	p->mm->hint_faults_ended_local += mem_node == cpu_node;
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL))
+		return;
 	if (!p->numa_faults) {
 		p->numa_faults = calloc((size_t)(8 * s->m.nr_nodes), sizeof(unsigned long));
 		if (!p->numa_faults)
