@@ -49,6 +49,7 @@ done
 
 cache=${NUMASIM_REALCHECK_CACHE:-$HOME/.cache/numasim-realcheck}
 mkdir -p "$cache" "$out"
+rm -f "$out/boot-failures.txt" "$out"/console-*.boot*.log # this run's only
 work=$(mktemp -d "${TMPDIR:-/tmp}/realcheck.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -214,6 +215,9 @@ for series in "${series_list[@]}"; do
     # A guest that never reports (qemu or the emulated boot stopped before
     # numaload ran) is booted once more; a numaload that reports a failure
     # is not.
+    # A panic or oops is reported whether or not the run went on: the
+    # console of every failed boot is kept (console-SERIES.bootN.log) and
+    # listed in boot-failures.txt, which the summary names.
     for attempt in 1 2; do
         echo "realcheck: booting $release (qemu TCG, 4 vCPUs on 2 nodes)" >&2
         start=$SECONDS
@@ -221,9 +225,15 @@ for series in "${series_list[@]}"; do
         boot "$kdir" "$release" "$img" "$console" "$data" || qrc=$?
         echo "realcheck: guest $series done in $((SECONDS - start)) s (qemu status $qrc)" >&2
         rc=$(section rc "$data" 2>/dev/null || true) # no file: qemu stopped first
+        oops=$( { grep -a -m1 -E 'Kernel panic|BUG:|Oops|general protection fault' "$console" 2>/dev/null || true; } | printable)
+        if [[ -n $oops || -z $rc ]]; then
+            cp "$console" "$out/console-$series.boot$attempt.log" 2>/dev/null || true
+            printf '%s boot %d (qemu status %s): %s\n' "$release" "$attempt" "$qrc" \
+                "${oops:-no report from the guest}" >>"$out/boot-failures.txt"
+            echo "realcheck: the $series guest, boot $attempt: ${oops:-reported nothing}; its console's end:" >&2
+            { tail -n 20 "$console" 2>/dev/null || true; } | printable >&2
+        fi
         [[ -z $rc && $attempt -eq 1 ]] || break
-        echo "realcheck: the $series guest reported nothing; its console's end:" >&2
-        { tail -n 20 "$console" 2>/dev/null || true; } | printable >&2
     done
     if [[ -z $rc ]]; then
         echo "realcheck: the $series guest never reported, twice (qemu status $qrc)" >&2
@@ -265,6 +275,10 @@ for series in "${series_list[@]}"; do
 done
 
 "$NUMALOAD" --table "${pairs[@]}" | tee "$out/table.txt"
+if [[ -s $out/boot-failures.txt ]]; then
+    echo "realcheck: $(wc -l <"$out/boot-failures.txt") boot(s) failed or oopsed, each booted again once:" >&2
+    printable <"$out/boot-failures.txt" >&2
+fi
 echo "realcheck: JSON, guest logs and the table are in $out" >&2
 
 # The smoke verdict: the real kernel balanced (PTE updates, hint faults),

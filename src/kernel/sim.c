@@ -9,6 +9,8 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/sim.h"
+#include "kernel/smp.h"
+#include "workload/tlb_reuse.h"
 #include "sim/bigalloc.h"
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
@@ -258,6 +260,38 @@ void sim_record_call(struct sim *s, const struct call_record *r)
 	s->calls[s->nr_calls++] = *r;
 }
 
+/* What a full flush costs a thread of the workload: the entries it
+ * reuses (workload/tlb_reuse.h), from the first process's layout (every
+ * process has the same), with the share of its memory mapped by PMDs. */
+static int tlb_refill_init(struct sim *s)
+{
+	uint64_t huge = 0, all = 0;
+	const struct mm_struct *mm = &s->mms[0];
+	for (int v = 0; v < mm->nr_vmas; v++)
+		for (uint32_t k = 0; k < mm->vmas[v].nr_tables; k++) {
+			all++;
+			huge += mm->vmas[v].tables[k].pmd_huge;
+		}
+	double r = workload_tlb_reuse(&s->w.p, s->w.slice_pages, s->w.shared_pages,
+				      all ? (double)huge / (double)all : 0, s->m.tlb_entries);
+	if (r < 0)
+		return -1;
+	s->tlb_reuse_entries = r;
+	s->tlb_refill_ns = r * s->m.cost.page_walk_ns;
+	return 0;
+}
+
+/* Each socket's CPUs, and the IPI rounds in flight (kernel/smp.h). */
+static int smp_init(struct sim *s)
+{
+	s->socket_cpus = calloc((size_t)s->m.nr_sockets, sizeof(struct cpumask));
+	if (!s->socket_cpus || smp_inflight_init(&s->ipi_rounds, s->m.nr_cpus))
+		return -1;
+	for (int c = 0; c < s->m.nr_cpus; c++)
+		cpumask_set_cpu(c, &s->socket_cpus[machine_node_socket(&s->m, s->cpus[c].node)]);
+	return 0;
+}
+
 int sim_init(struct sim *s, char *err, size_t errlen)
 {
 	s->tick = NSEC_PER_SEC / (uint64_t)s->m.hz; /* hz divides 1e9 (scenario.c) */
@@ -316,7 +350,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		}
 	if (timeseries_init(s))
 		goto oom;
-	if (workload_start(s))
+	if (workload_start(s) || tlb_refill_init(s) || smp_init(s))
 		goto oom;
 	return 0;
 oom:
@@ -357,6 +391,9 @@ void sim_free(struct sim *s)
 	free(s->caller_mm);
 	free(s->calls);
 	free(s->task_node_run_ns);
+	free(s->socket_cpus);
+	s->socket_cpus = NULL;
+	smp_inflight_free(&s->ipi_rounds);
 	timeseries_free(s->ts);
 	s->tasks = NULL;
 	s->cpus = NULL;

@@ -19,6 +19,7 @@
 #include "linux/mmzone.h"
 #include "linux/sched.h"
 #include "linux/vm_event.h"
+#include "kernel/smp.h"
 #include "machine/machine.h"
 #include "sim/engine.h"
 #include "sim/rng.h"
@@ -157,6 +158,10 @@ struct sim {
 	FILE *progress_out;
 	int flush_origin;                 /* enum flush_origin of the flush being made */
 	struct cpumask ledger_cpus;       /* CPUs in an mm's round ledger (arch/x86/mm/tlb.c) */
+	struct cpumask *socket_cpus;      /* [socket]: its CPUs */
+	struct smp_inflight ipi_rounds;   /* IPI rounds in flight (kernel/smp.h) */
+	double tlb_reuse_entries;         /* entries a thread reuses after a full flush ... */
+	double tlb_refill_ns;             /* ... and their walks (workload/tlb_reuse.h) */
 	bool no_ledger;                   /* NUMASIM_LEDGER=0: no CPU joins one (a test's check) */
 	struct timeseries *ts;            /* per-second series, always kept */
 	double *node_run_ns;              /* per node: CPU time the tasks ran there */
@@ -313,7 +318,7 @@ static inline void steal(struct sim *s, int cpu, enum cost_cause c, double ns)
 }
 
 /* A full flush at @now: charge the refill its thread will do, at most
- * @full (machine_tlb_refill_ns, for a caller that has it at hand). */
+ * @full (sim.tlb_refill_ns, for a caller that has it at hand). */
 static inline void tlb_refill_acct(struct cpu_state *c, struct cpu_acct *a, uint64_t now,
 				   double full)
 {
@@ -348,7 +353,7 @@ static inline void tlb_refill_capped(struct sim *s, int cpu, uint64_t now, doubl
 /* A full flush at @now: charge the refill its thread will do. */
 static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
 {
-	tlb_refill_capped(s, cpu, now, machine_tlb_refill_ns(&s->m));
+	tlb_refill_capped(s, cpu, now, s->tlb_refill_ns);
 }
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->e.cpu].node; }

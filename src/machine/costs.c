@@ -18,44 +18,48 @@ const char *const flush_engine_names[NR_FLUSH_ENGINES] = {
 
 static void cost_defaults(struct cost_model *c)
 {
-	/* costs 1.6: 2-socket local DRAM 106-130 ns idle; loaded random
-	 * access with some overlap: 100 ns. Remote = local * SLIT/10. */
+	/* costs 1.6: Intel MLC on 2-socket Skylake-SP, local 81-90 ns idle,
+	 * 92-166 ns loaded: 100 ns. Remote = local * SLIT/10. */
 	c->dram_local_ns = 100;
 	/* costs 1.1: a dTLB miss costs 17 ns when the walk hits the caches.
 	 * A 120 GiB 4 KiB-page working set has 240 MB of leaf page tables, far
 	 * beyond the LLC, so a refill walk's leaf load goes to DRAM (~100 ns,
 	 * dram_local_ns); refill walks after a flush are on the critical path
-	 * of the instructions that need them, so they overlap little.  With
-	 * 1536 entries a full refill is ~154 us (the brief: "on the order of
-	 * 100 us"). */
+	 * of the instructions that need them, so they overlap little (Ingo
+	 * Molnar's cache-cold flush+access: 150-300 cycles a 4 KiB page).  A
+	 * flush costs a thread only the entries it would have used again
+	 * (workload/tlb_reuse.h), at most the whole TLB: 2048 x 100 ns. */
 	c->page_walk_ns = 100;
 	/* costs 1.1: CR3 reload 96 cycles, INVLPG ~100 ns ("each single
 	 * flush is about 100 ns"). */
 	c->cr3_flush_ns = 100;
 	c->invlpg_ns = 100;
-	/* costs 1.2: ~1 us base per shootdown (sanity band). */
-	c->ipi_send_base_ns = 1000;
-	/* Per target, the initiator evaluates should_flush_tlb (reads the
-	 * target's cpu_tlbstate: a cache-line transfer, 47 ns same socket /
-	 * 134 ns cross socket, costs 1.2), queues the csd on the target's
-	 * call_single_queue (an atomic on a line other initiators hit too),
-	 * writes the x2APIC ICR (a serialising WRMSR), and later spins on the
-	 * target's csd lock: ~0.5 us uncontended.  In the storm the patch series
-	 * "mm/migrate: don't batch the TLB flush when there is nothing to batch"
-	 * measured,
-	 * several initiators work the same targets at once; the published
-	 * scan, 0.7 ms per PTE table with one flush_tlb_mm to 383 CPUs each,
-	 * puts the per-target cost at ~1.7-2 us (the rule-of-thumb band of
-	 * costs 1.2 says ~1.5 us per CPU in mm_cpumask).  One value for every
-	 * scenario: 2 us.  docs/calibration.md discusses it. */
-	c->ipi_send_per_cpu_ns = 2000;
-	/* costs 1.2: ~1 us delivery, ThunderX2 normal IPI 81-110 ns delivery
-	 * on top of interrupt entry; x86 interrupt entry/exit with mitigations
-	 * ~1 us. */
-	c->ipi_latency_ns = 1000;
-	/* Receiver: interrupt entry/exit (~1 us with mitigations) plus
-	 * flush_tlb_func's reads of its per-CPU and the mm's lines. */
-	c->ipi_handler_ns = 1200;
+	/* The IPI round (kernel/smp.h, smp_call_round_ns), from costs 1.2.
+	 * Nadav Amit's single-page MADV_DONTNEED loop on bare-metal Haswell
+	 * takes the initiator 661 ns alone, 1436 ns with one remote target
+	 * and 1571 ns with three: a round to one target ~0.8 us, each further
+	 * target on the socket ~70 ns ((1571 - 1436) / 2); his 2022 mprotect
+	 * figures give the same round (+2150 cycles, ~0.9 us).  One target:
+	 * base + per target + delivery + handler + the CR3 write = 0.92 us. */
+	c->ipi_send_base_ns = 200;
+	c->ipi_send_per_cpu_ns = 70;
+	c->ipi_latency_ns = 250;
+	c->ipi_handler_ns = 300;
+	/* Across sockets: no published shootdown figure (costs 1.2 gap).  The
+	 * per-target term is cache-line transfers, so it scales as MLC's
+	 * modified-line transfer does (50 ns within a socket, 114 ns across,
+	 * costs 1.6): 160 ns; delivery adds the crossing twice (the IPI and
+	 * the csd-lock line the initiator reads back): 250 + 2 x 64 ns. */
+	c->ipi_send_remote_ns = 160;
+	c->ipi_latency_remote_ns = 380;
+	/* Rounds at once (costs 1.2, contention): will-it-scale tlb_flush2
+	 * on a 72-CPU Milan saturates at 0.6-0.76 M shootdowns a second, each
+	 * reaching every other CPU, from 4 to 72 threads; each thread's loop
+	 * goes from 3.2 us alone to 118 us with 72: ~1.6 us for each other
+	 * initiator, as the 1.3-1.7 us a receiver spends per round at the
+	 * ceiling.  A callback queued behind another round's, its reads of the
+	 * mm's contended lines included: 1.5 us. */
+	c->ipi_callback_ns = 1500;
 	/* No per-instruction INVLPGB/TLBSYNC figure exists (costs 1.3 gap):
 	 * a broadcast round trip over the fabric ~ two cross-socket line
 	 * transfers plus the slowest core's invalidation: ~1 us. */
@@ -72,14 +76,19 @@ static void cost_defaults(struct cost_model *c)
 	c->pte_skip_ns = 10;
 	c->pte_table_ns = 500;
 	c->gather_ns = 200;
-	/* costs 1.5: HeMem uses 2000 ns per fault; a minor anon fault's median
-	 * is ~1 us; do_numa_page adds the policy and cpupid work. */
+	/* costs 1.5: mmtests pft on a 2 x E5-2690 v4 makes 471k anonymous
+	 * faults a second on one CPU, ~2.1 us each with the page's allocation
+	 * and zeroing (~0.6 us of it, a 4 KiB clear at ~7 GB/s); a hint
+	 * fault allocates nothing but adds do_numa_page's policy and cpupid
+	 * work: 1.5 us (HeMem's simulator uses 2 us). */
 	c->hint_fault_ns = 1500;
-	/* costs 1.4: move_pages() of 512 pages costs ~3.9 us/page cross-socket
-	 * with copy; the copy of 4 KiB at ~6 GB/s single-threaded is ~0.7 us,
-	 * leaving ~3 us of isolation, allocation, locking, rmap and unmap. */
-	c->migrate_setup_ns = 2500;
-	c->copy_page_ns = 500; /* local 4 KiB copy; scaled by SLIT distance */
+	/* costs 1.4: Zi Yan's migrate_pages() of 512 4 KiB pages across the
+	 * sockets of a 2 x E5-2650 v3: 0.854 GB/s, ~4.8 us a page, of which
+	 * migrate_page_copy 1.983 GB/s, ~2.1 us; the rest, ~2.7 us, is
+	 * isolation, allocation, locking, rmap, unmap and remap.  The copy is
+	 * scaled by the SLIT distance (21 across sockets): ~1 us local. */
+	c->migrate_setup_ns = 2200;
+	c->copy_page_ns = 1000; /* local 4 KiB copy; scaled by SLIT distance */
 	c->remap_ns = 500;
 	/* The direct cost of a context switch: Li, Ding and Shen, "Quantifying
 	 * the Cost of Context Switch" (ExpCS 2007) measured 3.8 us on a 2 GHz
@@ -108,8 +117,9 @@ void machine_defaults(struct machine *m)
 	m->threads_per_core = 2;
 	m->mem_per_node_mib = 512 * 1024;
 	m->engine = FLUSH_X86_IPI;
-	/* Second-level TLB of recent Intel/AMD server cores: 1.5-2k entries. */
-	m->tlb_entries = 1536;
+	/* costs 1.1: the second-level TLB of Golden Cove (Sapphire Rapids'
+	 * core) holds 2,048 entries for 4 KiB pages, as Zen 2's; Zen 5's 4,096. */
+	m->tlb_entries = 2048;
 	m->tlb_single_page_flush_ceiling = 33; /* x86 default (costs 1.1) */
 	m->hz = 250;                           /* Debian/Ubuntu CONFIG_HZ */
 	/* A 2-socket, 384-CPU x86 part without INVLPGB is a 96-core Intel

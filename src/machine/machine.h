@@ -27,10 +27,14 @@ struct cost_model {
 	double cr3_flush_ns;         /* full flush (CR3 write) */
 	double invlpg_ns;            /* one single-page invalidation */
 	/* IPIs (x86, riscv) */
+	/* the initiator's round: kernel/smp.h's smp_call_round_ns */
 	double ipi_send_base_ns;     /* smp_call_function_many setup and return */
-	double ipi_send_per_cpu_ns;  /* per target: cond check, csd, ICR write, ack wait */
-	double ipi_latency_ns;       /* delivery to the handler's first instruction */
+	double ipi_send_per_cpu_ns;  /* per target on its socket: cond check, csd, ICR write, ack */
+	double ipi_send_remote_ns;   /* ... per target on another socket */
+	double ipi_latency_ns;       /* delivery to the handler's first instruction, same socket */
+	double ipi_latency_remote_ns;/* ... to another socket */
 	double ipi_handler_ns;       /* receiver: interrupt entry/exit + flush_tlb_func */
+	double ipi_callback_ns;      /* one more queued callback run in the same interrupt */
 	/* broadcast invalidation */
 	double invlpgb_ns;           /* INVLPGB + TLBSYNC, whole ASID or one range */
 	double tlbi_ns;              /* arm64: one broadcast TLBI (no wait) */
@@ -99,7 +103,9 @@ static inline int machine_node_socket(const struct machine *m, int node)
 	return node / m->nodes_per_socket;
 }
 
-/* Cost of refilling a full TLB after a flush. */
+/* Cost of refilling every entry of the TLB after a flush: the most a
+ * flush can cost a thread (workload/tlb_reuse.h says what it costs the
+ * workload's threads). */
 static inline double machine_tlb_refill_ns(const struct machine *m)
 {
 	return m->tlb_entries * m->cost.page_walk_ns;

@@ -265,6 +265,9 @@ static void text_header(const struct sim *s, const struct scenario *sc, FILE *ou
 	fprintf(out, "seed:      %llu\n", (unsigned long long)s->seed);
 	fprintf(out, "machine:   %d sockets, %d nodes, %d CPUs, %s\n", s->m.nr_sockets,
 		s->m.nr_nodes, s->m.nr_cpus, flush_engine_names[s->m.engine]);
+	fprintf(out, "refill:    a full flush costs a thread %.1f of %d entries (%.1f%%), %.2f us of "
+		"refill walks\n", s->tlb_reuse_entries, s->m.tlb_entries,
+		100 * s->tlb_reuse_entries / s->m.tlb_entries, s->tlb_refill_ns / 1000);
 	fprintf(out, "simulated: %g s\n", sim_seconds(s));
 	if (s->w.p.work_mops > 0) {
 		double e = elapsed_seconds(s);
@@ -440,6 +443,10 @@ static json_t *json_machine(const struct sim *s)
 	json_object_set_new(o, "nodes", json_integer(s->m.nr_nodes));
 	json_object_set_new(o, "cpus", json_integer(s->m.nr_cpus));
 	json_object_set_new(o, "flush_engine", json_string(flush_engine_names[s->m.engine]));
+	/* what a full flush costs a thread of the workload (workload/tlb_reuse.h) */
+	json_object_set_new(o, "tlb_entries", json_integer(s->m.tlb_entries));
+	json_object_set_new(o, "tlb_reuse_entries", json_real(s->tlb_reuse_entries));
+	json_object_set_new(o, "tlb_refill_ns", json_real(s->tlb_refill_ns));
 	return o;
 }
 

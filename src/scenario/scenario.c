@@ -36,8 +36,9 @@
 /* The cost model's fields, each a [costs] key of the same name. */
 #define COST_FIELDS(X)                                                     \
 	X(dram_local_ns) X(page_walk_ns) X(cr3_flush_ns) X(invlpg_ns)      \
-	X(ipi_send_base_ns) X(ipi_send_per_cpu_ns) X(ipi_latency_ns)       \
-	X(ipi_handler_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
+	X(ipi_send_base_ns) X(ipi_send_per_cpu_ns) X(ipi_send_remote_ns)   \
+	X(ipi_latency_ns) X(ipi_latency_remote_ns) X(ipi_handler_ns)       \
+	X(ipi_callback_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
 	X(pte_update_ns) X(pte_skip_ns) X(pte_table_ns) X(gather_ns)       \
 	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)   \
 	X(context_switch_ns) X(sched_rq_scan_ns) X(stopper_move_ns)

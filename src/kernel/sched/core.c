@@ -198,7 +198,7 @@ static double switch_refill_ns(struct sim *s, int cpu, struct task_struct *next,
 	struct rq *rq = cpu_rq(s, cpu);
 	if (rq->last_task == next || !rq->last_task)
 		return 0;
-	double full = machine_tlb_refill_ns(&s->m);
+	double full = s->tlb_refill_ns; /* what it reuses of its entries */
 	double since = (double)(now - rq->last_task->exec_start);
 	return since < full ? since : full;
 }

@@ -38,8 +38,10 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 			    unsigned long nr_pages)
 {
 	const struct cost_model *cm = &s->m.cost;
-	int cpu, self = s->e.cpu, nr = 0;
+	int cpu, self = s->e.cpu, nr = 0, near, far;
 	double work = full ? cm->cr3_flush_ns : (double)nr_pages * cm->invlpg_ns;
+	smp_mask_sockets(s, mask, self, &near, &far);
+	const int queued = smp_rounds_in_flight(&s->ipi_rounds, self, mask, sim_now(s));
 
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
@@ -57,8 +59,9 @@ static void riscv_ipi_round(struct sim *s, const struct cpumask *mask, bool full
 		s->st.flush_rounds++;
 		trace(s, TR_FLUSH_ROUND, s->e.cpu, current_pid(s), now, 0, nr, full ? -1 : (long)nr_pages,
 		      s->flush_origin, 0);
-		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr * cm->ipi_send_per_cpu_ns +
-					   cm->ipi_latency_ns + cm->ipi_handler_ns + work);
+		double far_ipis = (double)nr * far / (near + far);
+		charge(s, COST_FLUSH_WAIT, smp_call_round_ns(cm, nr - far_ipis, far_ipis, queued, work));
+		smp_round_done(&s->ipi_rounds, self, mask, sim_now(s));
 	}
 	if (cpumask_test_cpu(self, mask)) {
 		charge(s, COST_FLUSH_LOCAL, work);

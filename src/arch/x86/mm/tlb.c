@@ -98,7 +98,7 @@ flush_round(const struct sim *s, const struct flush_tlb_info *f, double handler,
 		.range = f->end != TLB_FLUSH_ALL, .lazy_mm_cpumask = s->k.lazy_mm_cpumask,
 		.trace = trace_on(s, TR_TLB_FLUSH), .oracle = s->oracle != NULL,
 		.global_asids = x86_invlpgb(s),
-		.cr3_flush_ns = s->m.cost.cr3_flush_ns, .refill_ns = machine_tlb_refill_ns(&s->m),
+		.cr3_flush_ns = s->m.cost.cr3_flush_ns, .refill_ns = s->tlb_refill_ns,
 		.handler = handler, .now = now,
 	};
 	r.nr = r.range ? (unsigned long)((f->end - f->start) >> f->stride_shift) : 0;
@@ -471,6 +471,12 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 	trace(s, TR_TLB_FLUSH, self, current_pid(s), now, 0, TLB_REMOTE_SEND_IPI, pages, 0, 0);
 	const struct flush_round r = flush_round(s, f, cm->ipi_handler_ns, now);
 	const bool batch = !f->mm, any_mm = !r.lazy_mm_cpumask || batch || f->trim_cpumask;
+	/* the initiator's round (kernel/smp.h): the sockets the mask spans and
+	 * the rounds already in flight to its CPUs, before a receiver may
+	 * clear its bit */
+	int near, far;
+	smp_mask_sockets(s, mask, self, &near, &far);
+	const int queued = smp_rounds_in_flight(&s->ipi_rounds, self, mask, now);
 	VM_BUG_ON(batch ? f->new_tlb_gen || f->end != TLB_FLUSH_ALL || all : !f->new_tlb_gen);
 	/* a receiver (the initiator's own flush comes last): inlined, as a
 	 * round runs it for up to every CPU, and apart for each common round
@@ -493,9 +499,13 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 			nr_ipis = flush_receivers(s, mask, &r, self, false, any_mm, false, false,
 						  ledger);
 	}
-	if (nr_ipis)
-		charge(s, COST_FLUSH_WAIT, cm->ipi_send_base_ns + nr_ipis * cm->ipi_send_per_cpu_ns +
-					   cm->ipi_latency_ns + cm->ipi_handler_ns + cm->cr3_flush_ns);
+	if (nr_ipis) {
+		/* the IPIs sent, split between the sockets as the mask is */
+		double far_ipis = (double)nr_ipis * far / (near + far);
+		charge(s, COST_FLUSH_WAIT, smp_call_round_ns(cm, nr_ipis - far_ipis, far_ipis, queued,
+							     cm->cr3_flush_ns));
+		smp_round_done(&s->ipi_rounds, self, mask, sim_now(s));
+	}
 	trace(s, TR_FLUSH_ROUND, self, current_pid(s), now, sim_now(s) - now, nr_ipis, pages,
 	      s->flush_origin, 0);
 	if (cpumask_test_cpu(self, mask))
