@@ -163,8 +163,8 @@ for k in v7.3+flush-side v7.3+flush-side-naive; do
          END { exit !ok }' "$out" || fail "$k: interleaving out of order"
 done
 # flush-side-naive's own mistake, a mark that covers another task's later
-# batch: seed 1 catches it with flush-side's interleaving, seed 2 with its own
-verify 3 "$work/race-naive-2.txt" small-arm64 --kernel v7.3+flush-side-naive --seed 2 --seeds 1 \
+# batch: seeds 1, 3 and 5 of 1-8 catch it (the costs' jitter decides which)
+verify 3 "$work/race-naive-2.txt" small-arm64 --kernel v7.3+flush-side-naive --seed 1 --seeds 1 \
     --first "${RACE[@]}"
 grep -q 'a later batch of another task was not flushed' "$work/race-naive-2.txt" ||
     fail "flush-side-naive: the mark does not show the other task's later batch"
