@@ -29,7 +29,7 @@ python3 - "$TMPDIR/p.json" "$TMPDIR/p.ini" "$TMPDIR/run.json" <<'PY'
 import json, sys
 prof, ini, run = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
 figs = prof["figures"]
-want = ["cpu_ghz", "tlb_entries", "ipi_send_base", "ipi_send_per_cpu", "ipi_flush_two_initiators",
+want = ["cpu_ghz", "tlb_entries", "ipi_send_base", "ipi_send_per_cpu", "ipi_send_remote", "ipi_callback",
         "pte_update", "pte_skip", "dram_local", "dram_remote", "move_pages_per_page", "page_walk"]
 assert list(figs) == want, list(figs)
 for name in ("dram_local", "pte_update", "cpu_ghz"):
@@ -49,7 +49,11 @@ if prof["numa_nodes"] < 2:
     for name in ("dram_remote", "move_pages_per_page"):
         assert figs[name]["not_measured"] == "not measurable: one NUMA node with memory", figs[name]
 if len(prof["cpus"]) < 3:
-    assert not figs["ipi_flush_two_initiators"]["measured"]
+    assert not figs["ipi_callback"]["measured"]
+# the slope is written for both kinds of target, or for neither
+assert figs["ipi_send_remote"]["written"] == figs["ipi_send_per_cpu"]["written"]
+if figs["ipi_send_remote"]["written"]:
+    assert figs["ipi_send_remote"]["median"] == figs["ipi_send_per_cpu"]["median"]
 # every written key: in the INI, and in the run's resolved scenario
 sc = run["scenario"]
 for name, f in figs.items():

@@ -22,7 +22,8 @@ const struct nl_fig_def nl_fig_defs[NR_NLF] = {
 	[NLF_TLB_ENTRIES] = { "tlb_entries", "machine", "tlb_entries", "entries", "tlb_entries" },
 	[NLF_IPI_BASE] = { "ipi_send_base", "costs", "ipi_send_base_ns", "ns", "ipi" },
 	[NLF_IPI_PER_CPU] = { "ipi_send_per_cpu", "costs", "ipi_send_per_cpu_ns", "ns", "ipi" },
-	[NLF_IPI_CONTENDED] = { "ipi_flush_two_initiators", NULL, NULL, "ns", "contention" },
+	[NLF_IPI_REMOTE] = { "ipi_send_remote", "costs", "ipi_send_remote_ns", "ns", "ipi" },
+	[NLF_IPI_CONTENDED] = { "ipi_callback", "costs", "ipi_callback_ns", "ns", "contention" },
 	[NLF_PTE_UPDATE] = { "pte_update", "costs", "pte_update_ns", "ns", "pte" },
 	[NLF_PTE_SKIP] = { "pte_skip", "costs", "pte_skip_ns", "ns", "pte" },
 	[NLF_DRAM_LOCAL] = { "dram_local", "costs", "dram_local_ns", "ns", "latency" },
@@ -39,7 +40,8 @@ static const char usage[] =
 	"\n"
 	"Measure, on this machine, the costs numasim's model needs: the TLB flush\n"
 	"round against the number of CPUs it reaches (ipi_send_base_ns,\n"
-	"ipi_send_per_cpu_ns; also with two initiators at once, reported only),\n"
+	"ipi_send_per_cpu_ns, ipi_send_remote_ns) and with two initiators at\n"
+	"once (ipi_callback_ns),\n"
 	"mprotect per PTE (pte_update_ns, pte_skip_ns), memory latency\n"
 	"(dram_local_ns; remote latency and move_pages per page with two NUMA\n"
 	"nodes, reported only), the TLB refill after a full flush per page\n"

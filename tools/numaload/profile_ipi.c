@@ -14,6 +14,7 @@
  * figure's spread is over trials. */
 #define _GNU_SOURCE
 #include "profile.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -206,12 +207,27 @@ static void fill_curve(struct nl_figure *f, const struct ipi_run *r)
 	}
 }
 
+/* What numasim's round adds to base and the targets (kernel/smp.h):
+ * delivery, the last target's handler and its flush, at the model's
+ * defaults, so the written base with them gives the measured intercept. */
+static double round_fixed_ns(const struct nl_profile *p)
+{
+	struct machine m;
+	machine_defaults(&m);
+	return (p->nodes > 1 ? m.cost.ipi_latency_remote_ns : m.cost.ipi_latency_ns) +
+	       m.cost.ipi_handler_ns + m.cost.cr3_flush_ns;
+}
+
 /* Fit each trial's points N >= 1: per_cpu the slope, base the intercept
- * over the round without targets. */
+ * over the round without targets, less what the model adds to a round.
+ * The targets are taken in CPU order, so on a machine of several sockets
+ * the line runs over both kinds: the slope is written for both
+ * (ipi_send_per_cpu_ns and ipi_send_remote_ns), not separated. */
 static void fit_trials(struct nl_profile *p, const struct ipi_run *r)
 {
 	double base[NL_PROF_MAX_TRIALS], per[NL_PROF_MAX_TRIALS];
 	struct nl_figure *fb = &p->fig[NLF_IPI_BASE], *fp = &p->fig[NLF_IPI_PER_CPU];
+	struct nl_figure *fr = &p->fig[NLF_IPI_REMOTE];
 	fill_curve(fb, r);
 	if (r->npts < 3) {
 		const char *why = r->npts < 2
@@ -220,23 +236,31 @@ static void fit_trials(struct nl_profile *p, const struct ipi_run *r)
 			  "are one sum: the curve's y(1) - y(0)";
 		nl_fig_skip(fb, "%s", why);
 		nl_fig_skip(fp, "%s", why);
+		nl_fig_skip(fr, "%s", why);
 		return;
 	}
+	double fixed = round_fixed_ns(p);
 	for (int t = 0; t < r->trials; t++) {
 		double a, b;
 		if (nl_fit_line(r->x + 1, r->y[t] + 1, r->npts - 1, &a, &b)) {
 			nl_fig_skip(fb, "the fit failed");
 			nl_fig_skip(fp, "the fit failed");
+			nl_fig_skip(fr, "the fit failed");
 			return;
 		}
-		base[t] = a - r->y[t][0];
+		base[t] = a - r->y[t][0] - fixed;
 		per[t] = b;
 	}
-	nl_fig_set(fb, base, r->trials, "intercept of the flush-round line over targets >= 1, "
-		   "less the round with no target (mprotect RW->RO->RW of one page)");
+	char how[200];
+	snprintf(how, sizeof(how), "intercept of the flush-round line over targets >= 1, less the "
+		 "round with no target (mprotect RW->RO->RW of one page) and the %.0f ns of delivery, "
+		 "handler and flush numasim adds", fixed);
+	nl_fig_set(fb, base, r->trials, how);
 	nl_fig_set(fp, per, r->trials, "slope of the flush-round line over targets >= 1");
-	struct nl_figure *figs[2] = { fb, fp };
-	for (int i = 0; i < 2; i++) {
+	nl_fig_set(fr, per, r->trials, "the same slope: the targets, in CPU order, are not "
+		   "separated by socket");
+	struct nl_figure *figs[3] = { fb, fp, fr };
+	for (int i = 0; i < 3; i++) {
 		figs[i]->clean = figs[i]->st.median > 0;
 		if (!figs[i]->clean) /* say why no key is written */
 			snprintf(figs[i]->why, sizeof(figs[i]->why), "not written: the fit's median is "
@@ -265,6 +289,8 @@ static void contended(struct nl_profile *p, struct ipi_run *r, struct crew *c)
 	atomic_init(&stop, false);
 	struct toggler tg = { .cpu = p->cpus[1], .page = page2, .ready = &ready, .stop = &stop };
 	double v[NL_PROF_MAX_TRIALS];
+	/* the same targets' round alone: the curve's last point (CPUs - 1) */
+	int last = r->npts - 1;
 	int n = 0;
 	if (!pthread_create(&tg.th, NULL, toggle_loop, &tg)) {
 		while (atomic_load(&ready) < 1)
@@ -282,12 +308,20 @@ static void contended(struct nl_profile *p, struct ipi_run *r, struct crew *c)
 		nl_fig_skip(f, "the contended round failed");
 		return;
 	}
+	if ((int)r->x[last] != p->ncpus - 1) {
+		nl_fig_skip(f, "the curve has no round to %d targets", p->ncpus - 1);
+		return;
+	}
+	for (int t = 0; t < n; t++)
+		v[t] -= r->y[t][last];
 	nl_fig_set(f, v, n, "");
-	snprintf(f->why, sizeof(f->why), "flush round (ns per toggle pair) with a second "
-		 "initiator toggling its own page on CPU %d and %d helpers: reported only, numasim "
-		 "has no key for contention (one initiator, %d targets: y(%d) on the curve)",
-		 p->cpus[1], p->ncpus - 2, p->ncpus - 1, p->ncpus - 1);
-	f->clean = false;
+	snprintf(f->why, sizeof(f->why), "the flush round with a second initiator toggling its own "
+		 "page on CPU %d (%d helpers), less the same %d targets' round alone: one round in "
+		 "flight ahead of it", p->cpus[1], p->ncpus - 2, p->ncpus - 1);
+	f->clean = f->st.median > 0;
+	if (!f->clean)
+		snprintf(f->why, sizeof(f->why), "not written: the contended round is %.3f ns "
+			 "slower than the lone one, not positive", f->st.median);
 }
 
 void nl_prof_ipi(struct nl_profile *p, const struct nl_prof_opts *o)
@@ -298,6 +332,7 @@ void nl_prof_ipi(struct nl_profile *p, const struct nl_prof_opts *o)
 	if (!r || !page || nl_pin(p->cpus[0])) {
 		nl_fig_skip(&p->fig[NLF_IPI_BASE], "set-up failed: %s", strerror(errno));
 		nl_fig_skip(&p->fig[NLF_IPI_PER_CPU], "set-up failed");
+		nl_fig_skip(&p->fig[NLF_IPI_REMOTE], "set-up failed");
 		nl_fig_skip(&p->fig[NLF_IPI_CONTENDED], "set-up failed");
 		if (page)
 			unmap_guarded(page);
@@ -313,6 +348,7 @@ void nl_prof_ipi(struct nl_profile *p, const struct nl_prof_opts *o)
 			nl_fig_skip(&p->fig[NLF_IPI_BASE], "helper threads could not run pinned "
 				    "(%d targets)", (int)r->x[i]);
 			nl_fig_skip(&p->fig[NLF_IPI_PER_CPU], "helper threads could not run pinned");
+			nl_fig_skip(&p->fig[NLF_IPI_REMOTE], "helper threads could not run pinned");
 			nl_fig_skip(&p->fig[NLF_IPI_CONTENDED], "helper threads could not run pinned");
 			goto out;
 		}
