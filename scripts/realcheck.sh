@@ -247,7 +247,8 @@ for series in "${series_list[@]}"; do
     fi
     section json "$data" >"$out/real-$series.json"
     for f in vmstat.before vmstat.after interrupts.before interrupts.after \
-             tlb_tlb_flush.hist migrate_mm_migrate_pages.hist sched_sched_skip_vma_numa.hist; do
+             tlb_tlb_flush.hist migrate_mm_migrate_pages.hist sched_sched_skip_vma_numa.hist \
+             sched_sched_move_numa.hist sched_sched_swap_numa.hist sched_sched_stick_numa.hist; do
         section "$f" "$data" >"$out/$series-$f"
         [[ -s $out/$series-$f ]] || rm -f "$out/$series-$f"
     done

@@ -241,6 +241,36 @@ static void test_hist_6_12_the_loop(void **state)
 	assert_int_equal(t.skip_reason[6], 3);  /* seq_completed */
 }
 
+/* task_numa_migrate's outcomes, counted from the three sched events'
+ * histograms (keys src_nid,dst_nid), each event apart. */
+static void test_hist_sched_numa(void **state)
+{
+	(void)state;
+	static const char move[] =
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=src_nid,dst_nid:vals=hitcount:sort=hitcount:size=128 [active]\n#\n\n"
+		"{ src_nid:          0, dst_nid:          1 } hitcount:          3\n"
+		"{ src_nid:          1, dst_nid:          0 } hitcount:          2\n\n"
+		"Totals:\n    Hits: 5\n    Entries: 2\n    Dropped: 0\n";
+	static const char none[] =
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=src_nid,dst_nid:vals=hitcount:sort=hitcount:size=128 [active]\n#\n\n"
+		"Totals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n";
+	struct nl_trace t;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(nl_trace_parse("sched/sched_move_numa", move, &t), 0);
+	assert_int_equal(nl_trace_parse("sched/sched_swap_numa", none, &t), 0);
+	assert_int_equal(nl_trace_parse("sched/sched_stick_numa", move, &t), 0);
+	assert_true(t.sched_ok[0] && t.sched_ok[1] && t.sched_ok[2]);
+	assert_false(t.skip_ok || t.tlb_ok || t.migrate_ok);
+	assert_int_equal(t.numa_moves, 5);
+	assert_int_equal(t.numa_swaps, 0);
+	assert_int_equal(t.numa_sticks, 5);
+	/* a histogram of another key is not theirs */
+	assert_int_equal(nl_trace_parse("sched/sched_move_numa",
+					"# trigger info: hist:keys=pid:vals=hitcount [active]\n", &t), -1);
+}
+
 static void test_hist_rejects_foreign_text(void **state)
 {
 	(void)state;
@@ -847,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_cpulist_numa_maps),
 		cmocka_unit_test(test_hist_6_1_no_batched_flush),
 		cmocka_unit_test(test_hist_6_12_the_loop),
+		cmocka_unit_test(test_hist_sched_numa),
 		cmocka_unit_test(test_hist_rejects_foreign_text),
 		cmocka_unit_test(test_flush_path_innermost_first),
 		cmocka_unit_test(test_keys_numaload_cannot_honour),

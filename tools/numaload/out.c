@@ -82,6 +82,13 @@ static json_t *trace_json(const struct nl_trace *t)
 			json_object_set_new(s, names[i], json_integer((json_int_t)t->skip_reason[i]));
 		json_object_set_new(o, "sched_skip_vma_numa", s);
 	}
+	if (t->sched_ok[0] && t->sched_ok[1] && t->sched_ok[2]) {
+		json_t *s = json_object();
+		json_object_set_new(s, "moves", json_integer((json_int_t)t->numa_moves));
+		json_object_set_new(s, "swaps", json_integer((json_int_t)t->numa_swaps));
+		json_object_set_new(s, "sticks", json_integer((json_int_t)t->numa_sticks));
+		json_object_set_new(o, "sched_numa", s);
+	}
 	return o;
 }
 

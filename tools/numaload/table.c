@@ -31,7 +31,7 @@ static double ratio(double a, double b)
 enum fig {
 	F_PTE, F_FAULTS, F_FAULTS_PER_PTE, F_LOCAL_PCT, F_MIGRATED, F_MIGR_PER_FAULT, F_FAIL,
 	F_TLB, F_TLB_PER_MIGR, F_PENDING_FLUSHES, F_BATCH_FLUSHES, F_IPI_ROUNDS,
-	F_PTEP_CLEAR, F_GATHER, F_THROUGHPUT, NR_FIGS
+	F_NUMA_MOVES, F_NUMA_SWAPS, F_PTEP_CLEAR, F_GATHER, F_THROUGHPUT, NR_FIGS
 };
 
 static const struct {
@@ -50,6 +50,8 @@ static const struct {
 	[F_PENDING_FLUSHES] = { "flush_tlb_batched_pending flushes", true },
 	[F_BATCH_FLUSHES] = { "batched unmap flushes (try_to_unmap_flush)", true },
 	[F_IPI_ROUNDS] = { "IPI rounds (flush_tlb_multi)", true },
+	[F_NUMA_MOVES] = { "NUMA task moves (sched_move_numa)", true },
+	[F_NUMA_SWAPS] = { "NUMA task swaps (sched_swap_numa)", true },
 	[F_PTEP_CLEAR] = { "ptep_clear_flush flushes", false },
 	[F_GATHER] = { "mmu_gather flushes (tlb_finish_mmu)", false },
 	[F_THROUGHPUT] = { "throughput (ops/s)", false },
@@ -84,6 +86,14 @@ static double figure(const json_t *d, bool real, enum fig f)
 						  "tlb_flush");
 		return real ? num(json_object_get(json_object_get(f, "by_reason"), "remote_ipi_send"))
 			    : at(d, "stats", "flush_rounds");
+	}
+	case F_NUMA_MOVES:
+	case F_NUMA_SWAPS: {
+		const json_t *sn = json_object_get(json_object_get(json_object_get(d, "real"), "trace"),
+						   "sched_numa");
+		const char *k = f == F_NUMA_MOVES ? "moves" : "swaps";
+		return real ? num(json_object_get(sn, k))
+			    : at(d, "stats", f == F_NUMA_MOVES ? "numa_task_moves" : "numa_task_swaps");
 	}
 	case F_PTEP_CLEAR:
 		return real ? path_count(d, "local_flushes_by_path", "ptep_clear_flush") : NAN;

@@ -81,6 +81,11 @@ const struct nl_trigger nl_triggers[] = {
 	{ "tlb/tlb_flush", "hist:keys=stacktrace:vals=hitcount:size=1024 " IPI_FILTER },
 	{ "migrate/mm_migrate_pages", "hist:keys=reason:vals=hitcount,succeeded,failed:size=128" },
 	{ "sched/sched_skip_vma_numa", "hist:keys=reason:vals=hitcount:size=128" },
+	/* task_numa_migrate's outcomes (every modelled base has the three,
+	 * with src_nid and dst_nid: the pair layout since v5.7) */
+	{ "sched/sched_move_numa", "hist:keys=src_nid,dst_nid:vals=hitcount:size=128" },
+	{ "sched/sched_swap_numa", "hist:keys=src_nid,dst_nid:vals=hitcount:size=128" },
+	{ "sched/sched_stick_numa", "hist:keys=src_nid,dst_nid:vals=hitcount:size=128" },
 };
 const int nl_nr_triggers = (int)(sizeof(nl_triggers) / sizeof(nl_triggers[0]));
 
@@ -111,7 +116,15 @@ static int field_u64(const char *s, const char *end, const char *name, uint64_t 
 	return -1;
 }
 
-enum hist_kind { H_NONE, H_TLB_REASON, H_TLB_LOCAL_STACK, H_TLB_IPI_STACK, H_MIGRATE, H_SKIP };
+enum hist_kind {
+	H_NONE, H_TLB_REASON, H_TLB_LOCAL_STACK, H_TLB_IPI_STACK, H_MIGRATE, H_SKIP,
+	H_MOVE, H_SWAP, H_STICK
+};
+
+/* The sched_*_numa events, in H_MOVE .. H_STICK order. */
+static const char *const sched_events[3] = {
+	"sched/sched_move_numa", "sched/sched_swap_numa", "sched/sched_stick_numa"
+};
 
 static enum hist_kind kind_of(const char *event, const char *info, const char *end)
 {
@@ -131,6 +144,9 @@ static enum hist_kind kind_of(const char *event, const char *info, const char *e
 	} else if (!strcmp(event, "sched/sched_skip_vma_numa") && strstr(line, "keys=reason")) {
 		return H_SKIP;
 	}
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(event, sched_events[i]) && strstr(line, "keys=src_nid,dst_nid"))
+			return (enum hist_kind)(H_MOVE + i);
 	return H_NONE;
 }
 
@@ -178,6 +194,15 @@ static int take_record(enum hist_kind k, const char *key, const char *kend, cons
 		if (reason < sizeof(t->skip_reason) / sizeof(t->skip_reason[0]))
 			t->skip_reason[reason] += hits;
 		return 0;
+	case H_MOVE:
+		t->numa_moves += hits;
+		return 0;
+	case H_SWAP:
+		t->numa_swaps += hits;
+		return 0;
+	case H_STICK:
+		t->numa_sticks += hits;
+		return 0;
 	default:
 		return 0;
 	}
@@ -214,8 +239,11 @@ int nl_trace_parse(const char *event, const char *text, struct nl_trace *t)
 		t->tlb_ok = true;
 	else if (!strcmp(event, "migrate/mm_migrate_pages"))
 		t->migrate_ok = true;
-	else
+	else if (!strcmp(event, "sched/sched_skip_vma_numa"))
 		t->skip_ok = true;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(event, sched_events[i]))
+			t->sched_ok[i] = true;
 	return 0;
 }
 

@@ -39,6 +39,7 @@ enum nl_flush_path nl_flush_path_of(const char *stack);
 
 struct nl_trace {
 	bool tlb_ok, migrate_ok, skip_ok;     /* the trigger was set and its hist read */
+	bool sched_ok[3];                     /* ... of sched_move_numa, _swap_numa, _stick_numa */
 	uint64_t tlb_reason[NL_TLB_REASONS];  /* events by reason */
 	uint64_t tlb_full[NL_TLB_REASONS];    /* of them with pages == TLB_FLUSH_ALL */
 	uint64_t local_path[NL_NR_PATHS];     /* local flushes (initiator) by path */
@@ -46,6 +47,10 @@ struct nl_trace {
 	uint64_t migrate_calls, migrate_succeeded, migrate_failed; /* reason NUMA_MISPLACED */
 	uint64_t migrate_other_calls;         /* any other reason */
 	uint64_t skip_reason[8];              /* sched_skip_vma_numa by reason */
+	/* task_numa_migrate's outcomes: a task moved to another CPU
+	 * (migrate_task_to), two tasks swapped (migrate_swap), or neither
+	 * (sched_stick_numa) */
+	uint64_t numa_moves, numa_swaps, numa_sticks;
 };
 
 /* The trigger strings, for tests and for the writer. */
