@@ -10,13 +10,15 @@
 
 #include "cli/ab.h"
 #include "cli/cli.h"
+#include "cli/validate.h"
 #include "report/published.h"
 #include "report/report.h"
 
 #define EXIT_MISS 4 /* --strict, and a row missed */
 
 const char validate_usage[] =
-	"usage: numasim validate [--short] [--strict] [--json FILE] [--jobs N] [-q]\n"
+	"usage: numasim validate [--short] [--strict] [--realcheck DIR] [--json FILE]\n"
+	"                        [--jobs N] [-q]\n"
 	"\n"
 	"Run the seed's A/B pairs on the kernels the published measurements were\n"
 	"made on (v7.3 and v7.3+single-folio-v2: 3 pairs of 180 s, as published)\n"
@@ -29,6 +31,10 @@ const char validate_usage[] =
 	"options:\n"
 	"  --short             1 pair of 60 s per kernel (a few seconds: for CI)\n"
 	"  --strict            exit 4 when any row misses\n"
+	"  --realcheck DIR     also the rows of a make realcheck result directory\n"
+	"                      (scripts/realcheck.sh --out DIR): each guest against\n"
+	"                      numasim at the guest's measured costs, \"in\" within\n"
+	"                      a factor of 1.5\n"
 	"  --json FILE         the rows as JSON, one object per row\n"
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
 	"                      depend on it\n"
@@ -56,9 +62,13 @@ static bool row_verdict(struct ab *ab, const struct published *p, double *lo, do
 	return *has && published_in(p, *lo, *hi);
 }
 
+/* The realcheck rows, when --realcheck was given (one validate a process). */
+static struct realcheck_rows *rc_rows;
+static const char *rc_dir;
+
 static int misses(struct ab *ab)
 {
-	int n = 0;
+	int n = rc_rows ? rc_rows->miss : 0;
 	for (size_t i = 0; i < nr_published_rows; i++) {
 		double lo, hi;
 		bool has;
@@ -103,7 +113,7 @@ static void print_rows(struct ab *ab)
 		printf("%-42s %-22s %-14s %-12s %-19s %-7s [%d]\n", ab_figures[p->fig].label, p->kernel, model, pub,
 		       rule, in ? "in" : "miss", s + 1);
 	}
-	int miss = misses(ab);
+	int miss = misses(ab) - (rc_rows ? rc_rows->miss : 0);
 	printf("\n%zu rows: %zu in, %d miss (docs/calibration.md says why each misses)\n", nr_published_rows,
 	       nr_published_rows - (size_t)miss, miss);
 	for (int s = 0; s < nsrc; s++)
@@ -116,6 +126,8 @@ static void print_validate(struct ab *ab)
 	printf("numasim validate: %s, %d pair%s of %g s per kernel (balancing on vs off, seed %llu..%llu)\n\n",
 	       ab->base.name, ab->pairs, ab->pairs > 1 ? "s" : "", ab->base.duration_s, s0, s1);
 	print_rows(ab);
+	if (rc_rows)
+		realcheck_rows_print(rc_rows, rc_dir);
 }
 
 static json_t *range_json(double lo, double hi)
@@ -150,7 +162,7 @@ static json_t *row_json(struct ab *ab, const struct published *p)
 static json_t *validate_json(struct ab *ab)
 {
 	json_t *root = json_object(), *rows = json_array(), *kernels = json_array();
-	int miss = misses(ab);
+	int miss = misses(ab) - (rc_rows ? rc_rows->miss : 0);
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
 	json_object_set_new(root, "scenario", json_string(ab->base.name));
 	for (int k = 0; k < ab->nr_kernels; k++)
@@ -164,10 +176,18 @@ static json_t *validate_json(struct ab *ab)
 	json_object_set_new(root, "rows", rows);
 	json_object_set_new(root, "in", json_integer((json_int_t)nr_published_rows - miss));
 	json_object_set_new(root, "miss", json_integer(miss));
+	if (rc_rows) {
+		json_t *rc = json_object();
+		json_object_set_new(rc, "dir", json_string(rc_dir));
+		json_object_set_new(rc, "rows", realcheck_rows_json(rc_rows));
+		json_object_set_new(rc, "in", json_integer(rc_rows->n - rc_rows->miss));
+		json_object_set_new(rc, "miss", json_integer(rc_rows->miss));
+		json_object_set_new(root, "realcheck", rc);
+	}
 	return root;
 }
 
-enum { OPT_SHORT = 256, OPT_STRICT, OPT_JOBS, OPT_JSON };
+enum { OPT_SHORT = 256, OPT_STRICT, OPT_JOBS, OPT_JSON, OPT_REALCHECK };
 
 /* 0, or an exit status; *strict and *short_mode from the options. */
 static int parse_validate(int argc, char **argv, struct ab *ab, bool *strict, bool *short_mode)
@@ -177,6 +197,7 @@ static int parse_validate(int argc, char **argv, struct ab *ab, bool *strict, bo
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "realcheck", required_argument, NULL, OPT_REALCHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -190,6 +211,7 @@ static int parse_validate(int argc, char **argv, struct ab *ab, bool *strict, bo
 		case OPT_SHORT: *short_mode = true; break;
 		case OPT_STRICT: *strict = true; break;
 		case OPT_JSON: ab->json = optarg; break;
+		case OPT_REALCHECK: rc_dir = optarg; break;
 		case OPT_JOBS:
 			if (ab_parse_count(ab, "--jobs", optarg, 1, 64, &ab->jobs))
 				return EXIT_INPUT;
@@ -229,6 +251,14 @@ int cmd_validate(int argc, char **argv)
 	if (!ab)
 		return 1;
 	int rc = parse_validate(argc, argv, ab, &strict, &short_mode);
+	if (!rc && rc_dir) { /* read before the runs: a bad directory costs nothing */
+		char err[4096];
+		rc_rows = malloc(sizeof(*rc_rows));
+		if (!rc_rows || realcheck_rows_load(rc_dir, rc_rows, err, sizeof(err))) {
+			cli_error("numasim validate: --realcheck: ", rc_rows ? err : "out of memory");
+			rc = EXIT_INPUT;
+		}
+	}
 	if (!rc)
 		rc = load_validate(ab, short_mode);
 	if (!rc)
@@ -238,5 +268,8 @@ int cmd_validate(int argc, char **argv)
 	if (rc < 0) /* --help */
 		rc = 0;
 	ab_free(ab);
+	free(rc_rows);
+	rc_rows = NULL;
+	rc_dir = NULL;
 	return rc;
 }

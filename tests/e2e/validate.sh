@@ -75,4 +75,33 @@ cut -c115- "$work/ab.txt" | grep -E '^(in|miss|    ) +\|' | tr -s ' |' '\n' | gr
 jq -r '[.rows[].verdict] | group_by(.) | .[] | "\(.[0]) \(length)"' "$work/v.json" > "$work/v.counts"
 cmp -s "$work/ab.counts" "$work/v.counts" ||
     fail "ab seed's verdicts ($(tr '\n' ' ' < "$work/ab.counts")) are not validate's ($(tr '\n' ' ' < "$work/v.counts"))"
+# --realcheck DIR: a result directory's rows (real-S.json against
+# sim-guest-costs-S.json).  Here numasim's own runs stand in for the guest:
+# a run against itself is in on every row; against a run of the other
+# kernel the 6.12/6.1 row is there; a directory without results is refused
+# before any run (exit 2, nothing written)
+rcdir=$work/rc
+mkdir -p "$rcdir"
+"$NUMASIM" run small --kernel v6.12-debian --duration 3 -q --json "$rcdir/real-6.12.json" > /dev/null
+cp "$rcdir/real-6.12.json" "$rcdir/sim-guest-costs-6.12.json"
+"$NUMASIM" validate --short -q --realcheck "$rcdir" --json "$work/rc.json" > "$work/rc.txt" ||
+    fail "validate --realcheck failed"
+grep -q '^make realcheck (' "$work/rc.txt" || fail "no realcheck section"
+[ "$(jq '.realcheck.miss' "$work/rc.json")" = 0 ] || fail "a run against itself missed: $(jq -c .realcheck "$work/rc.json")"
+[ "$(jq '.realcheck.rows | length' "$work/rc.json")" -ge 9 ] || fail "too few realcheck rows"
+"$NUMASIM" run small --kernel v6.1 --duration 3 -q --json "$rcdir/real-6.1.json" > /dev/null
+"$NUMASIM" run small --kernel v6.1 --duration 3 -q --set run.seed=2 --json "$rcdir/sim-guest-costs-6.1.json" > /dev/null
+"$NUMASIM" validate --short -q --realcheck "$rcdir" --json "$work/rc2.json" > /dev/null || fail "validate --realcheck (2 series) failed"
+jq -e '.realcheck.rows[] | select(.figure == "tlb_per_migrated_6_12_over_6_1" and .series == "both")' \
+    "$work/rc2.json" > /dev/null || fail "no 6.12/6.1 row"
+jq -e '[.realcheck.rows[] | select(.series == "6.1")] | length > 0' "$work/rc2.json" > /dev/null || fail "no 6.1 rows"
+rc=0
+"$NUMASIM" validate --short -q --realcheck "$work/no-such" --json "$work/rc3.json" > /dev/null 2> "$work/rc3.err" || rc=$?
+[ "$rc" = 2 ] || fail "--realcheck of a missing directory exited $rc, expected 2"
+grep -q 'no real-6.1.json or real-6.12.json' "$work/rc3.err" || fail "no message: $(cat "$work/rc3.err")"
+[ ! -e "$work/rc3.json" ] || fail "--realcheck of a missing directory wrote its JSON"
+rm "$rcdir/sim-guest-costs-6.1.json"
+rc=0
+"$NUMASIM" validate --short -q --realcheck "$rcdir" > /dev/null 2> "$work/rc4.err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'sim-guest-costs-6.1.json' "$work/rc4.err" || fail "a missing numasim run: exit $rc, $(cat "$work/rc4.err")"
 echo ok

@@ -10,8 +10,6 @@
 
 #include <jansson.h>
 
-#define NL_AGREE_FACTOR 1.5
-
 /* One block per pair.  Returns the number of compared figures outside the
  * factor (0: all agree). */
 int nl_table_print(FILE *out, const char *label, const json_t *real, const json_t *sim);
