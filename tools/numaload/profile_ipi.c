@@ -263,7 +263,7 @@ static void fit_trials(struct nl_profile *p, const struct ipi_run *r)
 	for (int i = 0; i < 3; i++) {
 		figs[i]->clean = figs[i]->st.median > 0;
 		if (!figs[i]->clean) /* say why no key is written */
-			snprintf(figs[i]->why, sizeof(figs[i]->why), "not written: the fit's median is "
+			snprintf(figs[i]->why, sizeof(figs[i]->why), "the fit's median is "
 				 "%.3f ns, not positive (the line through the targets' rounds)",
 				 figs[i]->st.median);
 	}
@@ -320,7 +320,7 @@ static void contended(struct nl_profile *p, struct ipi_run *r, struct crew *c)
 		 "flight ahead of it", p->cpus[1], p->ncpus - 2, p->ncpus - 1);
 	f->clean = f->st.median > 0;
 	if (!f->clean)
-		snprintf(f->why, sizeof(f->why), "not written: the contended round is %.3f ns "
+		snprintf(f->why, sizeof(f->why), "the contended round is %.3f ns "
 			 "slower than the lone one, not positive", f->st.median);
 }
 
