@@ -82,6 +82,7 @@ static void fake_profile(struct nl_profile *p)
 	nl_fig_skip(&p->fig[NLF_TLB_ENTRIES], "not measured: out of scope");
 	nl_fig_set(&p->fig[NLF_IPI_BASE], base, 3, "fit intercept");
 	nl_fig_set(&p->fig[NLF_IPI_PER_CPU], per, 3, "fit slope");
+	nl_fig_set(&p->fig[NLF_IPI_REMOTE], per, 3, "the same slope");
 	nl_fig_set(&p->fig[NLF_IPI_CONTENDED], per, 3, "two initiators");
 	nl_fig_set(&p->fig[NLF_PTE_UPDATE], pte, 3, "mprotect");
 	nl_fig_skip(&p->fig[NLF_PTE_SKIP], "not meaningful");
@@ -130,13 +131,14 @@ static void test_ini_round_trip(void **state)
 	assert_true(sc->m.cost.ipi_send_base_ns == p->fig[NLF_IPI_BASE].st.median);
 	assert_true(sc->m.cost.ipi_send_per_cpu_ns == p->fig[NLF_IPI_PER_CPU].st.median);
 	assert_true(sc->m.cost.ipi_callback_ns == p->fig[NLF_IPI_CONTENDED].st.median);
+	assert_true(sc->m.cost.ipi_send_remote_ns == p->fig[NLF_IPI_REMOTE].st.median);
 	assert_true(sc->m.cost.pte_update_ns == 61.123);
 	assert_true(sc->m.cost.dram_local_ns == p->fig[NLF_DRAM_LOCAL].st.median);
 	/* the rest keep the scenario's values */
 	assert_true(sc->m.cost.page_walk_ns == def->m.cost.page_walk_ns);
 	assert_true(sc->m.cost.pte_skip_ns == def->m.cost.pte_skip_ns);
 	assert_int_equal(sc->m.tlb_entries, def->m.tlb_entries);
-	assert_int_equal(sc->nr_overrides, 5);
+	assert_int_equal(sc->nr_overrides, 6);
 	assert_string_equal(sc->overrides[0].option, "--costs");
 	free(p);
 	free(sc);
