@@ -54,9 +54,10 @@ static int timeseries_init(struct sim *s)
 	ts->nr_mms = s->nr_mms;
 	if (!(ts->faults = calloc(cells ? cells : 1, sizeof(double))) ||
 	    !(ts->faults_local = calloc(cells ? cells : 1, sizeof(double))) ||
+	    !(ts->faults_ended = calloc(cells ? cells : 1, sizeof(double))) ||
 	    !(ts->faults_ended_local = calloc(cells ? cells : 1, sizeof(double))) ||
 	    !(ts->mem_share = calloc(cells ? cells : 1, sizeof(double))) ||
-	    !(ts->mm_last = calloc((size_t)s->nr_mms * 3 + 1, sizeof(uint64_t))) ||
+	    !(ts->mm_last = calloc((size_t)s->nr_mms * 4 + 1, sizeof(uint64_t))) ||
 	    !(ts->task_nodes = calloc((cells ? cells : 1) * (size_t)s->m.nr_nodes, sizeof(uint16_t))) ||
 	    !(ts->mm_sum = calloc((size_t)s->nr_mms + 1, sizeof(double))) ||
 	    !(ts->mm_live = calloc((size_t)s->nr_mms + 1, sizeof(int))))
@@ -74,6 +75,7 @@ static void timeseries_free(struct timeseries *ts)
 	free(ts->scan_period_ms);
 	free(ts->faults);
 	free(ts->faults_local);
+	free(ts->faults_ended);
 	free(ts->faults_ended_local);
 	free(ts->mem_share);
 	free(ts->mm_last);
@@ -128,13 +130,15 @@ static void timeseries_mm_close(struct sim *s, int sec)
 	for (int m = 0; m < ts->nr_mms; m++) {
 		const struct mm_struct *mm = &s->mms[m];
 		size_t at = ts_mm_at(ts, m, sec);
-		uint64_t *last = &ts->mm_last[3 * m];
+		uint64_t *last = &ts->mm_last[4 * m];
 		ts->faults[at] = (double)(mm->hint_faults - last[0]);
 		ts->faults_local[at] = (double)(mm->hint_faults_local - last[1]);
 		ts->faults_ended_local[at] = (double)(mm->hint_faults_ended_local - last[2]);
+		ts->faults_ended[at] = (double)(mm->hint_faults_ended - last[3]);
 		last[0] = mm->hint_faults;
 		last[1] = mm->hint_faults_local;
 		last[2] = mm->hint_faults_ended_local;
+		last[3] = mm->hint_faults_ended;
 		sum[m] = 0;
 		live[m] = 0;
 	}

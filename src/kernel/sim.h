@@ -202,9 +202,10 @@ struct timeseries {
 	int nr_mms;
 	size_t mm_stride;                 /* seconds allotted per process */
 	double *faults, *faults_local;    /* [mm][s]: its tasks' hint faults, local ones */
-	double *faults_ended_local;       /* [mm][s]: ... that left the page on the task's node */
+	double *faults_ended;             /* [mm][s]: hint faults ended (task_numa_fault) ... */
+	double *faults_ended_local;       /* [mm][s]: ... of them with the page on the task's node */
 	double *mem_share;                /* [mm][s]: its tasks' local touch share at the end, -1: none */
-	uint64_t *mm_last;                /* [mm][3]: the three fault counts at the last second */
+	uint64_t *mm_last;                /* [mm][4]: the four fault counts at the last second */
 	uint16_t *task_nodes;             /* [mm][s][node]: its tasks at work there at the end */
 	double *mm_sum;                   /* [mm]: scratch for the second being closed */
 	int *mm_live;

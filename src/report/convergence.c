@@ -66,11 +66,12 @@ void convergence_process(const struct sim *s, int mm, struct process_convergence
 		return;
 	const double *mem = &ts->mem_share[ts_mm_at(ts, mm, 0)];
 	const double *all = &ts->faults[ts_mm_at(ts, mm, 0)];
+	const double *ended_all = &ts->faults_ended[ts_mm_at(ts, mm, 0)];
 	const double *ended = &ts->faults_ended_local[ts_mm_at(ts, mm, 0)];
-	pc->converged_s = convergence_first(all, ended, mem, ts->n, CONVERGED_SHARE, CONVERGED_WINDOW_S,
-					    work_done(s));
+	pc->converged_s = convergence_first(ended_all, ended, mem, ts->n, CONVERGED_SHARE,
+					    CONVERGED_WINDOW_S, work_done(s));
 	pc->final_fault_share = last_tenth_share(all, &ts->faults_local[ts_mm_at(ts, mm, 0)], ts->n);
-	pc->final_ended_share = last_tenth_share(all, ended, ts->n);
+	pc->final_ended_share = last_tenth_share(ended_all, ended, ts->n);
 	for (int i = ts->n - 1; i >= 0 && pc->final_mem_share < 0; i--)
 		pc->final_mem_share = mem[i];
 }

@@ -4,7 +4,9 @@
  * faults, the local ones (numa_hint_faults(_local): the page was on the
  * task's node when it faulted) and those that ended local (the page is
  * there after the fault: it was, or it migrated there; task_numa_fault's
- * mem_node == cpu_node), and at the second's end the mean over its tasks
+ * mem_node == cpu_node; counted with the faults that reached
+ * task_numa_fault, in the second they ended: a fault that migrates may end
+ * a second after it began), and at the second's end the mean over its tasks
  * still at work of the share of each one's memory touches that land on
  * the node it runs on (workload_task_local_share).
  *
@@ -30,8 +32,9 @@
 #define CONVERGED_SHARE 0.9
 #define CONVERGED_WINDOW_S 5
 
-/* The criterion over @n seconds of one process's series: the first
- * second of the window, or -1.  @mem's negative entries (no task at
+/* The criterion over @n seconds of one process's series (@faults: the
+ * faults that ended in each second, @faults_ended_local: those of them
+ * that ended local): the first second of the window, or -1.  @mem's negative entries (no task at
  * work) keep the last value too.  @open_end: a window still open when the
  * series ends counts (the work was done). */
 int convergence_first(const double *faults, const double *faults_ended_local, const double *mem, int n,

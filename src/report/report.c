@@ -206,8 +206,8 @@ static json_t *json_processes(const struct sim *s)
 			json_array_append_new(hf, json_real(ts->faults[at]));
 			json_array_append_new(lf, ts->faults[at] > 0 ? json_real(ts->faults_local[at] / ts->faults[at])
 								      : json_null());
-			json_array_append_new(ef, ts->faults[at] > 0
-						      ? json_real(ts->faults_ended_local[at] / ts->faults[at])
+			json_array_append_new(ef, ts->faults_ended[at] > 0
+						      ? json_real(ts->faults_ended_local[at] / ts->faults_ended[at])
 						      : json_null());
 			json_array_append_new(mem, or_null(ts->mem_share[at]));
 		}

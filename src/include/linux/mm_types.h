@@ -292,6 +292,10 @@ struct mm_struct {
 	 * == cpu_node: local, or migrated there): the convergence series
 	 * (kernel/sim.c) take their shares per second */
 	uint64_t hint_faults, hint_faults_local, hint_faults_ended_local;
+	/* hint faults that reached task_numa_fault: the ended-local share's
+	 * denominator, counted where its numerator is (a fault that migrates
+	 * may end a second after it began) */
+	uint64_t hint_faults_ended;
 };
 
 /* ---- mmu_gather (include/asm-generic/tlb.h) ------------------------------ */

@@ -1042,6 +1042,7 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 		return;
 	/* numasim's convergence series, in every balancing mode, as
 	 * numa_hint_faults is */
+	p->mm->hint_faults_ended++;
 	p->mm->hint_faults_ended_local += mem_node == cpu_node;
 	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL))
 		return;
@@ -1096,6 +1097,7 @@ void task_numa_fault_retry_at(struct sim *s, struct task_struct *p, uint64_t j)
 
 void task_numa_fault_bulk(struct sim *s, struct task_struct *p, int nid, unsigned long pages)
 {
+	p->mm->hint_faults_ended += pages;
 	p->mm->hint_faults_ended_local += pages; /* one fault per page, all local */
 	numa_fault_count(s, p, nid, s->cpus[p->cpu].node, 1, 1, pages);
 }
