@@ -152,6 +152,18 @@ $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(FLAGS_LINE)' | cmp -s - $@ || printf '%s\n' '$(FLAGS_LINE)' > $@
 
+# The build identity (scripts/build-id.sh: git describe, or a hash of the
+# sources): only src/lib/version.o carries it, rebuilt when it changes.
+BUILD_ID := $(shell sh scripts/build-id.sh 2>/dev/null)
+BUILD_ID_STAMP := $(BDIR)/.build_id
+
+$(BUILD_ID_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(BUILD_ID)' | cmp -s - $@ || printf '%s\n' '$(BUILD_ID)' > $@
+
+$(BDIR)/src/lib/version.o: $(BUILD_ID_STAMP)
+$(BDIR)/src/lib/version.o: CFLAGS += -DNUMASIM_BUILD='"$(or $(BUILD_ID),unknown)"'
+
 $(LIB_OBJS) $(MAIN_OBJ) $(NL_OBJS) $(NL_MAIN_OBJ): $(BDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LTO_FLAGS) $(DEPFLAGS) -c $< -o $@

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/version.h"
 #include "cli/ab.h"
 #include "cli/cli.h"
 #include "report/figures.h"
@@ -360,6 +361,7 @@ static json_t *ab_json(struct ab *ab)
 {
 	json_t *root = json_object(), *res = json_object();
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(root, "numasim_build", json_string(numasim_build_id));
 	json_t *scen = report_scenario_json(&ab->base, NULL), *names = json_array();
 	for (int k = 0; k < ab->nr_kernels; k++)
 		json_array_append_new(names, json_string(ab->kernels[k]));

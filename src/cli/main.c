@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/version.h"
 #include "cli/cli.h"
 #include "kernel/variants.h"
 #include "lib/outfile.h"
@@ -543,7 +544,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
-		printf("numasim %s\n", NUMASIM_VERSION);
+		printf("numasim %s (build %s)\n", NUMASIM_VERSION, numasim_build_id);
 		return 0;
 	}
 	const struct command *c = find_command(argv[1]);

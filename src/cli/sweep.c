@@ -32,6 +32,7 @@
 #include "kernel/variants.h"
 #include "lib/escape.h"
 #include "lib/outfile.h"
+#include "lib/version.h"
 #include "lib/readfile.h"
 #include "lib/strnum.h"
 #include "report/mmstat.h"
@@ -45,7 +46,9 @@ const char sweep_usage[] =
 	"seeds, balancing on, off or both; see docs/sweeps.md) into DIR, one JSON\n"
 	"result per point (DIR/points/ID.json, ID a hash of the point's resolved\n"
 	"scenario) and DIR/manifest.json.  A point whose result exists with its id\n"
-	"is not run again: a killed sweep resumes where it stopped.\n"
+	"is not run again: a killed sweep resumes where it stopped.  A result made\n"
+	"by another build of numasim (its numasim_build) is stale: the sweep\n"
+	"refuses to mix it with this build's unless told to run it again.\n"
 	"\n"
 	"options:\n"
 	"  -o, --out DIR       the output directory (default: SPEC without .ini, plus\n"
@@ -58,7 +61,9 @@ const char sweep_usage[] =
 	"                      nothing ('sbatch DIR/sweep.sbatch')\n"
 	"  --emit parallel     write DIR/sweep.jobs, one command per point for GNU\n"
 	"                      parallel ('parallel --jobs N < DIR/sweep.jobs')\n"
+	"  --rerun-stale       run again the points whose results another build made\n"
 	"  --list              print the points and whether each has its result\n"
+	"                      (done, to run, or stale: another build's)\n"
 	"  -q, --quiet         no progress, no summary\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -93,7 +98,7 @@ struct sweep_run {
 	int *todo, nr_todo;
 	int jobs, point;        /* point: --point K, or -1 */
 	enum emit emit;
-	bool quiet, list, progress;
+	bool quiet, list, progress, rerun_stale;
 	atomic_int next, finished;
 	pthread_mutex_t lock;   /* outfile's signal slots; progress */
 	struct timespec t0;
@@ -113,23 +118,34 @@ static void path_in(const char *dir, const char *name, char *out, size_t len)
 	snprintf(out, len, "%s/%s", dir, name);
 }
 
-/* Has point @p its result, with its id? */
-static bool result_done(const struct sweep_run *r, const struct spoint *p)
+enum result_state { RESULT_NONE, RESULT_DONE, RESULT_STALE };
+static const char *const result_state_names[] = { "to run", "done", "stale" };
+
+/* Has point @p its result, with its id, and by this build (else stale:
+ * @other, if given, gets the build that made it)? */
+static enum result_state result_state(const struct sweep_run *r, const struct spoint *p,
+				      char *other, size_t len)
 {
 	char path[OUTFILE_PATH_MAX], err[1024];
 	struct stat st;
 	json_t *doc;
 	path_in(r->dir, p->result, path, sizeof(path));
 	if (lstat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
+		return RESULT_NONE;
 	if (mmstat_load_result(path, &doc, err, sizeof(err)) != MMSTAT_RESULT_RUN) {
 		json_decref(doc);
-		return false;
+		return RESULT_NONE;
 	}
 	const char *id = json_string_value(json_object_get(doc, "sweep_id"));
-	bool ok = id && !strcmp(id, p->id);
+	const char *build = json_string_value(json_object_get(doc, "numasim_build"));
+	enum result_state st_ = RESULT_NONE;
+	if (id && !strcmp(id, p->id)) {
+		st_ = build && !strcmp(build, numasim_build_id) ? RESULT_DONE : RESULT_STALE;
+		if (st_ == RESULT_STALE && other)
+			snprintf(other, len, "%s", build ? build : "an unrecorded build");
+	}
 	json_decref(doc);
-	return ok;
+	return st_;
 }
 
 static int write_json_locked(struct sweep_run *r, json_t *j, const char *what, const char *path,
@@ -470,7 +486,7 @@ static int cmd_collect(int argc, char **argv)
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-enum { OPT_JOBS = 256, OPT_POINT, OPT_EMIT, OPT_LIST };
+enum { OPT_JOBS = 256, OPT_POINT, OPT_EMIT, OPT_LIST, OPT_RERUN_STALE };
 
 static int parse_int(const char *what, const char *v, long long lo, long long hi, int *out)
 {
@@ -616,6 +632,7 @@ static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **
 		{ "point", required_argument, NULL, OPT_POINT },
 		{ "emit", required_argument, NULL, OPT_EMIT },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "rerun-stale", no_argument, NULL, OPT_RERUN_STALE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -628,6 +645,7 @@ static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **
 		case 'q': r->quiet = true; break;
 		case 'o': *out = optarg; break;
 		case OPT_LIST: r->list = true; break;
+		case OPT_RERUN_STALE: r->rerun_stale = true; break;
 		case OPT_JOBS:
 			if (parse_int("--jobs", optarg, 1, 64, &r->jobs))
 				return EXIT_INPUT;
@@ -730,7 +748,7 @@ int cmd_sweep(int argc, char **argv)
 			char d[1024];
 			const struct spoint *p = &r->p[k];
 			int o = snprintf(d, sizeof(d), "%5d %s %-6s %s", k, p->id,
-					 result_done(r, p) ? "done" : "to run",
+					 result_state_names[result_state(r, p, NULL, 0)],
 					 p->pt.kernel >= 0 ? sp->kernels[p->pt.kernel] : sp->base.kernel);
 			for (int g = 0; g < sp->nr_grid && o < (int)sizeof(d); g++)
 				o += snprintf(d + o, sizeof(d) - (size_t)o, " %s=%s", sp->grid[g].key,
@@ -755,15 +773,30 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (!rc) {
-		int done = 0;
+		int done = 0, stale = 0;
+		char other[128] = "";
 		for (int k = 0; k < sp->nr_points; k++) {
 			if (r->point >= 0 && k != r->point)
 				continue;
-			r->p[k].done = result_done(r, &r->p[k]);
+			enum result_state st = result_state(r, &r->p[k], stale ? NULL : other, sizeof(other));
+			stale += st == RESULT_STALE;
+			r->p[k].done = st == RESULT_DONE;
 			if (r->p[k].done)
 				done++;
 			else
 				r->todo[r->nr_todo++] = k;
+		}
+		if (stale && !r->rerun_stale) {
+			/* nothing run: one directory, one build's results */
+			char msg[512];
+			snprintf(msg, sizeof(msg), "%s: %d point%s made by another build of numasim (%s; this "
+				 "is %s): run them again with --rerun-stale, or resume with the build that "
+				 "made them", r->dir, stale, stale == 1 ? " was" : "s were", other,
+				 numasim_build_id);
+			cli_error("numasim sweep: ", msg);
+			r->nr_todo = 0;
+			rc = EXIT_INPUT;
+			goto out;
 		}
 		r->progress = !r->quiet && isatty(STDERR_FILENO);
 		rc = r->nr_todo ? run_todo(r) : 0;

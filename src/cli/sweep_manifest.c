@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "lib/buildid.h"
+#include "lib/version.h"
 #include "lib/escape.h"
 #include "lib/outfile.h"
 #include "lib/readfile.h"
@@ -102,6 +103,7 @@ json_t *sweep_manifest_json(const struct sweep_spec *sp, char (*ids)[SWEEP_ID_LE
 	if (key)
 		json_object_set_new(m, "expansion", expansion_json(sp, ids, key));
 	json_object_set_new(m, "scenario", json_string(sp->base.name));
+	json_object_set_new(m, "numasim_build", json_string(numasim_build_id));
 	json_object_set_new(m, "balancing", json_string(balancing_names[sp->balancing]));
 	for (int k = 0; k < sp->nr_kernels; k++)
 		json_array_append_new(ks, json_string(sp->kernels[k]));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/version.h"
 #include "cli/ab.h"
 #include "cli/cli.h"
 #include "cli/validate.h"
@@ -164,6 +165,7 @@ static json_t *validate_json(struct ab *ab)
 	json_t *root = json_object(), *rows = json_array(), *kernels = json_array();
 	int miss = misses(ab) - (rc_rows ? rc_rows->miss : 0);
 	json_object_set_new(root, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(root, "numasim_build", json_string(numasim_build_id));
 	json_object_set_new(root, "scenario", json_string(ab->base.name));
 	for (int k = 0; k < ab->nr_kernels; k++)
 		json_array_append_new(kernels, json_string(ab->kernels[k]));

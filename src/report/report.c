@@ -2,6 +2,7 @@
  * a real machine (/proc/vmstat, /proc/interrupts) plus the figures the
  * bpftrace instrumentation gave; the JSON carries the same numbers for
  * scripts and must be byte-identical between runs of the same scenario. */
+#include "lib/version.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -257,7 +258,7 @@ static json_t *json_convergence(const struct sim *s)
 
 static void text_header(const struct sim *s, const struct scenario *sc, FILE *out)
 {
-	fprintf(out, "numasim %s\n", NUMASIM_VERSION);
+	fprintf(out, "numasim %s (build %s)\n", NUMASIM_VERSION, numasim_build_id);
 	fprintf(out, "scenario:  %s (", sc->name);
 	fputs_escaped(sc->source, out); /* a path as given: it may hold anything */
 	fprintf(out, ")\n");
@@ -640,6 +641,7 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 {
 	json_t *o = json_object(), *irq = json_object();
 	json_object_set_new(o, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(o, "numasim_build", json_string(numasim_build_id));
 	json_object_set_new(o, "scenario", report_scenario_json(sc, &s->k));
 	json_object_set_new(o, "kernel", json_string(s->k.name));
 	json_object_set_new(o, "seed", jint(s->seed));

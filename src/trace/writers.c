@@ -1,5 +1,6 @@
 /* Trace writers: Chrome trace-event JSON and ftrace-style text, and the
  * `numasim run --trace` plumbing.  See writers.h and docs/traces.md. */
+#include "lib/version.h"
 #include "trace/writers.h"
 
 #include <errno.h>
@@ -861,7 +862,9 @@ int trace_write_json(const struct trace_buf *t, const struct trace_plan *p,
 	}
 	free(fe);
 	sk_str(k, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"numasim "
-		  NUMASIM_VERSION "\",\"title\":");
+		  NUMASIM_VERSION "\",\"numasim_build\":");
+	sk_jstr(k, numasim_build_id);
+	sk_str(k, ",\"title\":");
 	sk_jstr(k, m->title ? m->title : "");
 	sk_str(k, ",\"dropped_events\":");
 	sk_u64(k, m->dropped);
@@ -1380,8 +1383,8 @@ int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char
 		snprintf(win, sizeof(win), "%.6f s to the end", (double)o->start / 1e9);
 	else
 		snprintf(win, sizeof(win), "%.6f-%.6f s", (double)o->start / 1e9, (double)o->end / 1e9);
-	snprintf(x->title, sizeof(x->title), "numasim %s: scenario %s, kernel %s, seed %llu, %g s; window %s",
-		 NUMASIM_VERSION, scenario, s->k.name, (unsigned long long)s->seed,
+	snprintf(x->title, sizeof(x->title), "numasim %s (build %s): scenario %s, kernel %s, seed %llu, %g s; window %s",
+		 NUMASIM_VERSION, numasim_build_id, scenario, s->k.name, (unsigned long long)s->seed,
 		 (double)s->duration_ns / 1e9, win);
 	snprintf(x->json, sizeof(x->json), "%s.json", o->base);
 	snprintf(x->text, sizeof(x->text), "%s.txt", o->base);

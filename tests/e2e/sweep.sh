@@ -206,4 +206,23 @@ bad same_apart "same_apart.ini: points 0 and 3 are the same scenario" \
 "$NUMASIM" sweep s.ini --emit mail -o x 2>/dev/null && fail "--emit mail accepted"
 "$NUMASIM" sweep nothere.ini 2>/dev/null && fail "a missing sweep file accepted"
 [[ -e x ]] && fail "bad options wrote a directory"
+# ---- results of another build: stale, not mixed ----------------------------
+# (the issue: a sweep resumed with a newer binary ran nothing and kept the
+# old model's numbers)  Point 4's result is marked as another build's.
+cp -r s.sweep stale
+sid=$(jq -r '.points[4].id' stale/manifest.json)
+jq -c '.numasim_build = "0123456789ab-older"' "stale/points/$sid.json" > t.json && mv t.json "stale/points/$sid.json"
+before=$(md5sum "stale/points/$sid.json")
+rc=0
+"$NUMASIM" sweep s.ini -o stale -q 2>err || rc=$?
+[[ $rc -eq 2 ]] || fail "a stale point: exit $rc, expected 2"
+grep -q '1 point was made by another build of numasim (0123456789ab-older; this is ' err ||
+    fail "stale: $(cat err)"
+grep -q -- '--rerun-stale' err || fail "stale: the message does not say how to run it again"
+[[ $(md5sum "stale/points/$sid.json") == "$before" ]] || fail "the stale result was touched"
+"$NUMASIM" sweep s.ini -o stale --list | grep -q "^    4 $sid stale " || fail "--list does not show point 4 stale"
+"$NUMASIM" sweep s.ini -o stale -q --rerun-stale || fail "--rerun-stale failed"
+cmp "stale/points/$sid.json" "s.sweep/points/$sid.json" || fail "--rerun-stale did not make this build's result"
+[[ $(jq -r .numasim_build "stale/points/$sid.json") == $("$NUMASIM" --version | sed 's/.*(build \(.*\))/\1/') ]] ||
+    fail "the result's build is not --version's"
 echo "sweep: ok"

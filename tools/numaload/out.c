@@ -1,4 +1,5 @@
 /* numaload's JSON (see out.h). */
+#include "lib/version.h"
 #include "out.h"
 
 #include <errno.h>
@@ -120,6 +121,7 @@ json_t *nl_result_json(const struct scenario *sc, const struct nl_real *r, const
 	char kernel[160];
 	snprintf(kernel, sizeof(kernel), "linux-%s", r->release);
 	json_object_set_new(j, "numasim_version", json_string(NUMASIM_VERSION));
+	json_object_set_new(j, "numasim_build", json_string(numasim_build_id));
 	json_object_set_new(j, "scenario", json_string(sc->name));
 	json_object_set_new(j, "source", json_string(sc->source));
 	json_object_set_new(j, "kernel", json_string(kernel));
