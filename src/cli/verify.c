@@ -49,6 +49,9 @@ const char verify_usage[] =
 	"                      scenario's duration if shorter)\n"
 	"  --no-jitter         the scenario's costs as they are\n"
 	"  --first             stop at the first stale translation\n"
+	"  --exact             every hint fault one by one (run.exact = true; see\n"
+	"                      'numasim run --help'): the private faults the default\n"
+	"                      mode draws in bulk are checked one by one too\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"A run that made no check (shorter than the scan delay, or migrating\n"
@@ -71,7 +74,7 @@ struct v_args {
 	bool first, no_jitter;
 };
 
-enum { OPT_KERNEL = 256, OPT_SET, OPT_SEEDS, OPT_SEED, OPT_DURATION, OPT_FIRST, OPT_NOJITTER };
+enum { OPT_KERNEL = 256, OPT_SET, OPT_SEEDS, OPT_SEED, OPT_DURATION, OPT_FIRST, OPT_NOJITTER, OPT_EXACT };
 
 static int bad(const char *msg, const char *arg)
 {
@@ -108,6 +111,7 @@ static int parse_args(int argc, char **argv, struct v_args *a)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "first", no_argument, NULL, OPT_FIRST },
 		{ "no-jitter", no_argument, NULL, OPT_NOJITTER },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -121,6 +125,7 @@ static int parse_args(int argc, char **argv, struct v_args *a)
 			fputs(verify_usage, stdout);
 			exit(0);
 		case OPT_KERNEL: a->opt[a->nr] = "--kernel"; a->val[a->nr++] = optarg; break;
+		case OPT_EXACT: a->opt[a->nr] = "--exact"; a->val[a->nr++] = "run.exact"; break;
 		case OPT_SET:
 			if (set_names(optarg, "run.seed"))
 				return bad("--set: verify runs seeds S .. S+N-1: use --seed S "
@@ -167,6 +172,8 @@ static int prepare(const struct v_args *a, long seed, struct scenario *sc, struc
 	for (int i = 0; i < a->nr; i++) {
 		int rc = !strcmp(a->opt[i], "--kernel")
 				 ? scenario_set_option(sc, "--kernel", "kernel.name", a->val[i], err, errlen)
+			 : !strcmp(a->opt[i], "--exact")
+				 ? scenario_set_option(sc, "--exact", "run.exact", "true", err, errlen)
 				 : scenario_set(sc, a->val[i], err, errlen);
 		if (rc)
 			return -1;
@@ -228,10 +235,11 @@ int cmd_verify(int argc, char **argv)
 			break;
 		}
 		if (i == 0)
-			printf("verify %s, kernel %s: %ld seed%s from %ld, %.3g s each, %s\n", sc->name,
+			printf("verify %s, kernel %s: %ld seed%s from %ld, %.3g s each, %s%s\n", sc->name,
 			       s->k.name, a.seeds, a.seeds == 1 ? "" : "s", a.first_seed,
 			       (double)s->duration_ns / 1e9,
-			       a.no_jitter ? "no jitter" : "timing jitter x0.5..1.5");
+			       a.no_jitter ? "no jitter" : "timing jitter x0.5..1.5",
+			       s->exact ? ", every hint fault exact" : "");
 		if (!a.no_jitter)
 			jitter(s);
 		if (sim_init(s, err, sizeof(err))) {

@@ -206,5 +206,12 @@ for bad in "--seeds 0" "--seeds x" "--seed -1" "--kernel v9.9" "--bogus" "--set 
 done
 "$NUMASIM" verify --help | grep -q 'usage: numasim verify' || fail "verify --help"
 "$NUMASIM" --help | grep -q '  verify SCENARIO' || fail "verify missing from numasim --help"
+# --exact: every hint fault one by one, said in the header; a run too short
+# to check anything is inconclusive (exit 4), never "safe"
+verify 0 "$work/exact.txt" small --kernel v7.3 --seeds 1 --duration 1.5 --exact
+grep -q 'every hint fault exact$' "$work/exact.txt" || fail "--exact: $(head -1 "$work/exact.txt")"
+grep -qE '^safe: [1-9][0-9]* migrations, [1-9][0-9]* checks' "$work/exact.txt" || fail "--exact: $(tail -1 "$work/exact.txt")"
+verify 4 "$work/short.txt" small --kernel v7.3+no-pending-check --seeds 2 --duration 0.5
+grep -q '^inconclusive: 0 migrations, 0 checks' "$work/short.txt" || fail "a run with no check: $(tail -1 "$work/short.txt")"
 rm -rf "$work"
 echo "oracle: ok"
