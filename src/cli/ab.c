@@ -496,7 +496,7 @@ static int parse_ab(int argc, char **argv, struct ab *ab)
 		const struct ab_options o = { .duration = duration, .seed = seed, .exact = exact,
 					      .sets = sets, .nr_sets = nsets };
 		if (ab_load(ab, argv[optind], &o, err, sizeof(err))) {
-			cli_error("", err);
+			cli_error("numasim ab: ", err);
 			rc = EXIT_INPUT;
 		}
 	}

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/escape.h"
+#include "lib/suggest.h"
 #include "lib/version.h"
 #include "cli/cli.h"
 #include "kernel/variants.h"
@@ -428,7 +430,7 @@ static int cmd_run(int argc, char **argv)
 	struct sim *s = malloc(sizeof(*s));
 	int rc = a.ov && sc && s ? parse_run_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim run: ", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {
@@ -523,12 +525,28 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* "unknown command" with the closest command, if one is close. */
+static void unknown_command(const char *prefix, const char *name)
+{
+	struct suggest sg;
+	suggest_init(&sg, name);
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		suggest_offer(&sg, commands[i].name);
+	const char *near = suggest_result(&sg);
+	fprintf(stderr, "%s: unknown command '", prefix);
+	fputs_escaped(name, stderr);
+	if (near)
+		fprintf(stderr, "'; did you mean '%s'?\n\n%s", near, usage_text);
+	else
+		fprintf(stderr, "'\n\n%s", usage_text);
+}
+
 /* "numasim help [COMMAND]" */
 static int cmd_help(int argc, char **argv)
 {
 	const struct command *c = argc > 1 ? find_command(argv[1]) : NULL;
 	if (argc > 1 && !c) {
-		fprintf(stderr, "numasim help: unknown command '%s'\n\n%s", argv[1], usage_text);
+		unknown_command("numasim help", argv[1]);
 		return EXIT_INPUT;
 	}
 	fputs(c ? c->usage : usage_text, stdout);
@@ -549,7 +567,7 @@ int main(int argc, char **argv)
 	}
 	const struct command *c = find_command(argv[1]);
 	if (!c) {
-		fprintf(stderr, "numasim: unknown command '%s'\n\n%s", argv[1], usage_text);
+		unknown_command("numasim", argv[1]);
 		return EXIT_INPUT;
 	}
 	return c->fn(argc - 1, argv + 1);

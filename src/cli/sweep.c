@@ -553,7 +553,7 @@ static int expand(struct sweep_run *r)
 		return 1;
 	}
 	if (sweep_expand(sp, r->ids, &biggest, err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim sweep: ", err);
 		free(sc);
 		return EXIT_INPUT;
 	}
@@ -561,7 +561,7 @@ static int expand(struct sweep_run *r)
 	sweep_point(sp, biggest, &pt);
 	if (sweep_point_scenario(sp, &pt, sc, err, sizeof(err)) ||
 	    scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim sweep: ", err);
 		free(sc);
 		return EXIT_INPUT;
 	}
@@ -597,7 +597,7 @@ static int prepare_point(struct sweep_run *r)
 		 strcmp(mine, id);
 	/* a cache that disagrees with the point itself is not trusted */
 	if (!rc && scenario_check_host(sc, host_memory_bytes(), err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim sweep: ", err);
 		free(sc);
 		return EXIT_INPUT;
 	}
@@ -709,7 +709,7 @@ int cmd_sweep(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	rc = parse_sweep(argc, argv, r, &out);
 	if (!rc && sweep_spec_load(r->spec_path, sp, err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim sweep: ", err);
 		rc = EXIT_INPUT;
 	}
 	if (!rc && r->point >= sp->nr_points) {

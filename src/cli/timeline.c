@@ -897,7 +897,7 @@ int cmd_timeline(int argc, char **argv)
 	struct sim *s = calloc(1, sizeof(*s));
 	int rc = a.opt && a.val && sc && s ? parse_args(argc, argv, &a) : 1;
 	if (rc == 0 && prepare(&a, sc, s, err, sizeof(err))) {
-		cli_error("", err);
+		cli_error("numasim timeline: ", err);
 		rc = EXIT_INPUT;
 	}
 	if (rc == 0) {

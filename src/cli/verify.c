@@ -230,7 +230,7 @@ int cmd_verify(int argc, char **argv)
 	for (long i = 0; rc == 0 && i < a.seeds; i++) {
 		long seed = a.first_seed + i;
 		if (prepare(&a, seed, sc, s, err, sizeof(err))) {
-			cli_error("", err);
+			cli_error("numasim verify: ", err);
 			rc = EXIT_INPUT;
 			break;
 		}

@@ -4,6 +4,7 @@
  * added, so a base in between (v6.1, v6.12, ...) is a function of a few
  * lines and a row in bases[].  docs/model.md section 5 cites the commits
  * and says which points of the model test each switch. */
+#include "lib/suggest.h"
 #include "kernel/variants.h"
 
 #include <stddef.h>
@@ -244,7 +245,30 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
 		if (!strcmp(parts[0], bases[i].name))
 			base = &bases[i];
 	if (!base) {
-		snprintf(err, errlen, "unknown kernel base '%s' (see 'numasim kernels')", parts[0]);
+		struct suggest sg;
+		suggest_init(&sg, parts[0]);
+		for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
+			suggest_offer(&sg, bases[i].name);
+		const char *near = suggest_result(&sg);
+		/* a patch named alone: it goes after a base */
+		const char *patch = NULL;
+		struct suggest sp;
+		suggest_init(&sp, parts[0]);
+		for (size_t i = 0; i < ARRAY_SIZE(patches); i++) {
+			if (!strcmp(parts[0], patches[i].name))
+				patch = patches[i].name;
+			suggest_offer(&sp, patches[i].name);
+		}
+		if (!patch)
+			patch = suggest_result(&sp);
+		if (near)
+			snprintf(err, errlen, "unknown kernel base '%s'; did you mean '%s'? (see 'numasim "
+				 "kernels')", parts[0], near);
+		else if (patch)
+			snprintf(err, errlen, "unknown kernel base '%s'; a patch goes after a base: did you "
+				 "mean 'v7.3+%s'? (see 'numasim kernels')", parts[0], patch);
+		else
+			snprintf(err, errlen, "unknown kernel base '%s' (see 'numasim kernels')", parts[0]);
 		return -1;
 	}
 	base->apply(cfg);
@@ -254,7 +278,13 @@ int kernel_config_parse(const char *name, struct kernel_config *cfg, char *err, 
 			if (!strcmp(parts[t], patches[i].name))
 				p = &patches[i];
 		if (!p) {
-			snprintf(err, errlen, "unknown patch '%s' (see 'numasim kernels')", parts[t]);
+			struct suggest sg;
+			suggest_init(&sg, parts[t]);
+			for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
+				suggest_offer(&sg, patches[i].name);
+			const char *near = suggest_result(&sg);
+			snprintf(err, errlen, "unknown patch '%s'%s%s%s (see 'numasim kernels')", parts[t],
+				 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 			return -1;
 		}
 		for (size_t u = 1; u < t; u++)

@@ -6,6 +6,7 @@
  * INI_HANDLER_LINENO is 0), so the parser feeds inih through its own
  * reader, which counts lines: the handler for a key runs right after the
  * reader handed over that key's line. */
+#include "lib/suggest.h"
 #include "scenario/scenario.h"
 
 #include <ctype.h>
@@ -246,6 +247,25 @@ static const char *key_display(int k, char *buf, size_t len)
 		return keys[k].name;
 	snprintf(buf, len, "%s.%s", keys[k].section, keys[k].name);
 	return buf;
+}
+
+/* The key closest to the unknown @key, as a user writes it, into @buf:
+ * false when none is close.  A tunable is offered by its own name and as
+ * tunables.NAME, the rest as SECTION.KEY. */
+static bool key_suggest(const char *key, char *buf, size_t len)
+{
+	static char shown[NR_KEYS][160];
+	struct suggest sg;
+	suggest_init(&sg, key);
+	for (int k = 0; k < NR_KEYS; k++) {
+		snprintf(shown[k], sizeof(shown[k]), "%s.%s", keys[k].section, keys[k].name);
+		suggest_offer(&sg, is_tunable(k) ? keys[k].name : shown[k]);
+	}
+	const char *near = suggest_result(&sg);
+	if (!near)
+		return false;
+	snprintf(buf, len, "%s", near);
+	return true;
 }
 
 static int key_in_section(const char *section, const char *name)
@@ -778,9 +798,14 @@ int scenario_load_builtin(const char *name, struct scenario *sc, char *err, size
 	const char *text = scenario_builtin_text(name);
 	char source[96];
 	if (!text) {
+		struct suggest sg;
+		suggest_init(&sg, name);
+		for (const char *const *n = scenario_builtin_names(); *n; n++)
+			suggest_offer(&sg, *n);
+		const char *near = suggest_result(&sg);
 		snprintf(err, errlen,
-			 "%s: no such scenario file or built-in scenario (see 'numasim scenarios')",
-			 name);
+			 "%s: no such scenario file or built-in scenario%s%s%s (see 'numasim scenarios')",
+			 name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 		return -1;
 	}
 	snprintf(source, sizeof(source), "builtin:%s", name);
@@ -858,6 +883,11 @@ int scenario_set_option(struct scenario *sc, const char *option, const char *key
 		return -1;
 	}
 	if (k < 0) {
+		char near[160];
+		if (key_suggest(bare, near, sizeof(near))) {
+			snprintf(err, errlen, "%s: %s: unknown key; did you mean '%s'?", option, key, near);
+			return -1;
+		}
 		snprintf(err, errlen,
 			 "%s: %s: unknown key (a tunable's name such as kernel.numa_balancing, "
 			 "or SECTION.KEY such as workload.threads; see 'numasim show seed')",

@@ -85,4 +85,23 @@ if command -v script >/dev/null 2>&1; then
     echo "ok: progress lines"
 fi
 
+# ---- did you mean: scenario, kernel, patch, key, command (exit 2) ----------
+dym() { # expected-text args...
+    local want=$1 rc=0; shift
+    "$NUMASIM" "$@" > /dev/null 2> "$work/dym.err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "$*: exit $rc, expected 2"
+    grep -qF -- "$want" "$work/dym.err" || fail "$*: no '$want' in: $(cat "$work/dym.err")"
+}
+dym "numasim run: smal: no such scenario file or built-in scenario; did you mean 'small'?" run smal
+dym "unknown kernel base 'v7.33'; did you mean 'v7.3'?" run small --kernel v7.33
+dym "a patch goes after a base: did you mean 'v7.3+single-folio-v2'?" run small --kernel single-folio-v2
+dym "unknown patch 'single-folio-v3'; did you mean 'single-folio-v2'?" run small --kernel v7.3+single-folio-v3
+dym "numa_balancing.scan_sizemb: unknown key; did you mean 'numa_balancing.scan_size_mb'?" \
+    run small --set numa_balancing.scan_sizemb=64
+dym "workload.thread: unknown key; did you mean 'workload.threads'?" ab small --kernels v7.3 --set workload.thread=4
+dym "numasim: unknown command 'rn'; did you mean 'run'?" rn small
+dym "numasim: unknown command 'xyzzy'" xyzzy
+grep -q "did you mean" "$work/dym.err" && fail "a suggestion for xyzzy: $(cat "$work/dym.err")"
+echo "ok: did you mean"
+
 echo "cli: all cases passed"

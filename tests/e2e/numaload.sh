@@ -95,4 +95,9 @@ rc=0
 rc=0
 "$NUMALOAD" --table x "$TMPDIR/costs.ini" "$TMPDIR/sim.json" >/dev/null 2>"$TMPDIR/err" || rc=$?
 [[ $rc -eq 2 ]] || { echo "--table with a bad file: exit $rc"; exit 1; }
+# --version: numasim's version and the same build as numasim
+v=$("$NUMALOAD" --version)
+[[ $v == "numaload ${v#numaload }" && $v == *"(build "* ]] || { echo "numaload --version: $v"; exit 1; }
+[[ ${v#numaload } == "$("$NUMASIM" --version | sed 's/^numasim //')" ]] ||
+    { echo "numaload and numasim are of different builds: $v"; exit 1; }
 echo ok

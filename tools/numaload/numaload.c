@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/version.h"
+#include "report/report.h"
 #include "cli/cli.h"
 #include "lib/outfile.h"
 #include "out.h"
@@ -20,6 +22,7 @@ static const char usage[] =
 	"usage: numaload SCENARIO [--json FILE] [--threads pinned|node|free] [--trace]\n"
 	"                [--set KEY=VALUE]... [--quiet]\n"
 	"       numaload --table LABEL REAL.json SIM.json [LABEL REAL.json SIM.json]...\n"
+	"       numaload --version\n"
 	"       numaload profile [--json FILE] [--ini FILE] [--quick] [--cpus LIST]\n"
 	"\n"
 	"Run a numasim scenario's workload on this machine: its processes and\n"
@@ -80,6 +83,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--table"))
 		return nl_table_main(argc - 2, argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("numaload %s (build %s)\n", NUMASIM_VERSION, numasim_build_id);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "profile"))
 		return nl_profile_main(argc - 1, argv + 1);
 	opterr = 0;
