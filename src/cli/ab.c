@@ -40,7 +40,8 @@ const char ab_usage[] =
 	"  --set KEY=VALUE     any scenario key (see 'numasim run --help')\n"
 	"  --jobs N            runs at a time (default: online CPUs); results do not\n"
 	"                      depend on it\n"
-	"  --json FILE         per-pair values as JSON\n"
+	"  --json FILE         per-pair values as JSON ('-': on standard output,\n"
+	"                      instead of the table)\n"
 	"  -q, --quiet         no progress line, no wall time\n"
 	"  -h, --help          this text\n";
 

@@ -299,7 +299,7 @@ int ab_load(struct ab *ab, const char *scenario, const struct ab_options *o, cha
 		fit_jobs(ab);
 	if (!bad)
 		bad = scenario_validate(sc, err, errlen);
-	if (!bad && ab->json)
+	if (!bad && ab->json && strcmp(ab->json, "-"))
 		bad = outfile_check("--json", ab->json, err, errlen);
 	return bad ? -1 : 0;
 }
@@ -359,18 +359,31 @@ static int ab_output_write(const struct ab *ab, json_t *j, struct outfile *out)
 	return bad ? 1 : 0;
 }
 
+/* --json -: the JSON on standard output, instead of the table. */
+static int ab_output_stdout(const struct ab *ab, json_t *j)
+{
+	int bad = !j || report_print_json(j, stdout);
+	json_decref(j);
+	if (bad)
+		fprintf(stderr, "%s: cannot write the JSON to standard output\n", ab->prog);
+	return bad ? 1 : 0;
+}
+
 int ab_execute(struct ab *ab, void (*print)(struct ab *), json_t *(*to_json)(struct ab *))
 {
 	struct outfile out = { .slot = -1 };
-	if (ab->json && ab_output_open(ab, &out))
+	bool to_stdout = ab->json && !strcmp(ab->json, "-");
+	if (ab->json && !to_stdout && ab_output_open(ab, &out))
 		return EXIT_INPUT; /* nothing ran: no wall time either */
 	int rc = ab_run(ab);
-	if (!rc) {
+	if (!rc && to_stdout) {
+		rc = ab_output_stdout(ab, to_json(ab));
+	} else if (!rc) {
 		print(ab);
 		if (ab->json)
 			rc = ab_output_write(ab, to_json(ab), &out);
 	}
-	if (ab->json)
+	if (ab->json && !to_stdout)
 		outfile_discard(&out); /* the temporary of a failed run; nothing once committed */
 	ab_wall(ab);
 	return rc;

@@ -70,7 +70,8 @@ static const char run_usage[] =
 	"  --costs FILE        every [machine] and [costs] key of FILE, as --set would\n"
 	"                      apply it (the fragment 'numaload profile --ini' writes;\n"
 	"                      any other section is an error)\n"
-	"  --json FILE         also write the report as JSON to FILE\n"
+	"  --json FILE         also write the report as JSON to FILE ('-': the JSON\n"
+	"                      on standard output instead of the report)\n"
 	"  --trace FILE        record a trace: FILE.json (Chrome trace events, for\n"
 	"                      ui.perfetto.dev), FILE.txt (ftrace text) and FILE.dat\n"
 	"                      (trace-cmd's trace.dat, for trace-cmd report and\n"
@@ -287,7 +288,7 @@ static int prepare(struct run_args *a, struct scenario *sc, struct sim *s, char 
 	if (scenario_validate(sc, err, errlen) || scenario_to_sim(sc, s, err, errlen) ||
 	    scenario_check_host(sc, host_memory_bytes(), err, errlen))
 		return -1;
-	if (a->json && outfile_check("--json", a->json, err, errlen))
+	if (a->json && strcmp(a->json, "-") && outfile_check("--json", a->json, err, errlen))
 		return -1;
 	if (trace_opts_check(&a->trace, s->duration_ns, err, errlen))
 		return -1;
@@ -378,6 +379,9 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 	int rc = 0, nr;
 	struct outfile out[1 + TRACE_FILES];
 	struct trace_output *tr = NULL;
+	bool json_stdout = json && !strcmp(json, "-");
+	if (json_stdout)
+		json = NULL; /* no file */
 	if ((nr = open_outputs(json, trace, out)) < 0) {
 		sim_free(s);
 		return EXIT_INPUT;
@@ -399,7 +403,14 @@ static int execute(struct sim *s, const struct scenario *sc, const char *json,
 				(unsigned long long)s->debug.checks);
 		rc = trace_finish_run(s, trace, sc->name, stderr, &tr); /* over the limit: nothing written */
 	}
-	if (!rc) {
+	if (!rc && json_stdout) { /* --json -: the JSON instead of the report */
+		json_t *j = report_json(s, sc);
+		if (!j || report_print_json(j, stdout)) {
+			fprintf(stderr, "numasim: cannot write the JSON to stdout: %s\n", strerror(errno));
+			rc = 1;
+		}
+		json_decref(j);
+	} else if (!rc) {
 		report_text(s, sc, stdout);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "numasim: cannot write the report to stdout: %s\n", strerror(errno));

@@ -709,6 +709,14 @@ int report_open_json(json_t *j, const char *what, const char *path, struct outfi
 	return report_put_json(j, o, err, errlen);
 }
 
+int report_print_json(json_t *j, FILE *f)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	int bad = !text || fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f) || ferror(f);
+	free(text);
+	return bad ? -1 : 0;
+}
+
 int report_put_json(json_t *j, struct outfile *o, char *err, size_t errlen)
 {
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -32,6 +32,8 @@ int report_open_json(json_t *j, const char *what, const char *path, struct outfi
 /* Write @j into @o, a temporary outfile_open() made before the run (so an
  * output that cannot be created fails before it, not after).  0, or -1
  * with a message and the temporary removed. */
+/* @j on @f, as --json writes it (--json -: standard output).  0 or -1. */
+int report_print_json(json_t *j, FILE *f);
 int report_put_json(json_t *j, struct outfile *o, char *err, size_t errlen);
 
 #endif

@@ -104,4 +104,14 @@ dym "numasim: unknown command 'xyzzy'" xyzzy
 grep -q "did you mean" "$work/dym.err" && fail "a suggestion for xyzzy: $(cat "$work/dym.err")"
 echo "ok: did you mean"
 
+# ---- --json -: the JSON on standard output, instead of the report ----------
+( cd "$work" && "$NUMASIM" run small --duration 1 -q --json - > run-stdout.json ) || fail "run --json - failed"
+jq -e '.kernel == "v7.3" and (.numasim_build | length > 0)' "$work/run-stdout.json" > /dev/null ||
+    fail "run --json -: not the JSON: $(head -c 200 "$work/run-stdout.json")"
+( cd "$work" && "$NUMASIM" ab small --kernels v7.3 --pairs 1 --duration 3 -q --json - > ab-stdout.json ) ||
+    fail "ab --json - failed"
+jq -e '.kernels["v7.3"]' "$work/ab-stdout.json" > /dev/null || fail "ab --json -: not the JSON"
+[ ! -e "$work/-" ] || fail "--json - wrote a file named '-'"
+echo "ok: --json -"
+
 echo "cli: all cases passed"
