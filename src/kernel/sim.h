@@ -160,6 +160,7 @@ struct sim {
 	struct cpumask ledger_cpus;       /* CPUs in an mm's round ledger (arch/x86/mm/tlb.c) */
 	struct cpumask *socket_cpus;      /* [socket]: its CPUs */
 	struct smp_inflight ipi_rounds;   /* IPI rounds in flight (kernel/smp.h) */
+	uint64_t last_round_end;          /* when the last IPI round ended (its initiator's wait) */
 	double tlb_reuse_entries;         /* entries a thread reuses after a full flush ... */
 	double tlb_refill_ns;             /* ... and their walks (workload/tlb_reuse.h) */
 	bool no_ledger;                   /* NUMASIM_LEDGER=0: no CPU joins one (a test's check) */

@@ -69,9 +69,11 @@ static void ubc_marks_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uin
 }
 
 /* Simulator, while tracing: the batch's records learn when the flush that
- * pays for them started (the Chrome JSON draws a flow arrow from the
- * batch's first record to that flush). */
-static void ubc_trace_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uint64_t start)
+ * pays for them ended -- its IPI round, where it has one (the Chrome JSON
+ * draws a flow arrow from each record to the end of that flush: the record
+ * and the flush's start are one instant of the same step, so an arrow to
+ * the start would point nowhere). */
+static void ubc_trace_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uint64_t end)
 {
 	struct trace_buf *t = s->e.trace;
 	int pid = current_pid(s);
@@ -80,7 +82,8 @@ static void ubc_trace_flushed(struct sim *s, struct tlbflush_unmap_batch *b, uin
 		if (e->type == TR_BATCH_RECORDED && e->pid == pid &&
 		    (uint64_t)e->c >> 2 == b->trace_id) {
 			e->c |= 2;
-			e->d = (int64_t)start;
+			/* 1 ns inside the flush's slice, which it binds to */
+			e->d = (int64_t)(end > e->ts ? end - 1 : end);
 		}
 	}
 	b->trace_id = 0;
@@ -178,11 +181,12 @@ void try_to_unmap_flush(struct sim *s)
 	s->flush_origin = FLUSH_FROM_BATCH;
 	if (s->oracle)
 		oracle_note(s, ON_UNMAP_FLUSH, tlb_ubc->flushed_mm, 0);
+	s->last_round_end = 0;
 	arch_tlbbatch_flush(s, &tlb_ubc->arch);
 	s->flush_origin = FLUSH_FROM_OTHER;
 	ubc_marks_flushed(s, tlb_ubc, sim_now(s));
-	if (tlb_ubc->trace_id)
-		ubc_trace_flushed(s, tlb_ubc, start);
+	if (tlb_ubc->trace_id) /* the end of its IPI round, else of the whole flush */
+		ubc_trace_flushed(s, tlb_ubc, s->last_round_end > start ? s->last_round_end : sim_now(s));
 	s->migration_switch_reads++;
 	if ((s->k.flush_side || s->k.flush_side_naive) && tlb_ubc->flushed_mm) {
 		struct mm_struct *mm = tlb_ubc->flushed_mm;

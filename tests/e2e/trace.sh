@@ -61,8 +61,10 @@ for name, cat in (("tlb_flush", "tlb"), ("mm_migrate_pages", "migrate"), ("flush
     if any(e.get("name") == name and e["cat"] != cat for e in ev):
         print(name, "not in cat", cat); sys.exit(1)
 # flow arrows: each start has one finish with the same id, on the same CPU,
-# not before it and after it in the file, at the start of a try_to_unmap_flush
-# round on that CPU (x86 here: the batch's flush always has a round)
+# after it in time (an arrow that points somewhere: the record is an instant
+# of the step whose try_to_unmap_flush round follows) and in the file, inside
+# a try_to_unmap_flush round on that CPU, 1 ns before its end (x86 here: the
+# batch's flush always has a round)
 starts, ends = {}, {}
 for i, e in enumerate(ev):
     if e.get("ph") in ("s", "f"):
@@ -70,14 +72,14 @@ for i, e in enumerate(ev):
         if e["id"] in d:
             print("flow id used twice:", e); sys.exit(1)
         d[e["id"]] = (i, e)
-rounds = {(e["tid"], e["ts"]) for e in ev
+rounds = {(e["tid"], round(e["ts"] + e["dur"] - 0.001, 3)) for e in ev
           if e.get("name") == "flush_round" and e["args"]["origin"] == "try_to_unmap_flush"}
 if set(starts) != set(ends) or not starts:
     print("flow starts", len(starts), "finishes", len(ends)); sys.exit(1)
 for fid, (i, s) in starts.items():
     j, f = ends[fid]
-    if j < i or f["ts"] < s["ts"] or f["tid"] != s["tid"] or f.get("bp") != "e" \
-       or (f["tid"], f["ts"]) not in rounds:
+    if j < i or f["ts"] <= s["ts"] or f["tid"] != s["tid"] or f.get("bp") != "e" \
+       or (f["tid"], round(f["ts"], 3)) not in rounds:
         print("flow", fid, "start", s, "finish", f); sys.exit(1)
 batched = sum(1 for e in ev if e.get("name") == "tlb_ubc_flush_pending")
 print(shoot, migr, len(starts), batched)
@@ -185,6 +187,27 @@ if have trace-cmd; then
         { diff "$work/d.norm" "$work/r.norm" | head -5 >&2; fail "trace-cmd report and the .txt differ"; }
     [ "$(grep -c ' tlb_flush: ' "$work/report")" = "$(grep -c ' tlb_flush: ' "$work/d.txt")" ] ||
         fail "trace-cmd report and the .txt have different tlb_flush counts"
+    # every 'trace-cmd report' command docs/traces.md shows runs, on a trace
+    # of the doc's own small run (its /tmp/small.dat and /tmp/n01.dat made here)
+    "$NUMASIM" run small --quiet --duration 2 --trace "$work/doc-small" >/dev/null 2>&1 ||
+        fail "the docs' small trace failed"
+    "$NUMASIM" run numa01 --quiet --duration 10 --set machine.cores_per_node=4 \
+        --set machine.threads_per_core=1 --set workload.threads=6 --set workload.memory_gib=0.25 \
+        --trace "$work/doc-n01" --trace-events sched_move_numa,sched_swap_numa,sched_stick_numa,numa_migrate_result \
+        >/dev/null 2>&1 || fail "the docs' numa01 trace failed"
+    docs=$(dirname "$0")/../../docs/traces.md
+    n=0
+    while IFS= read -r line; do
+        cmd=${line#    }
+        cmd=${cmd%%#*}
+        cmd=${cmd//\/tmp\/small.dat/$work/doc-small.dat}
+        cmd=${cmd//\/tmp\/n01.dat/$work/doc-n01.dat}
+        (set +o pipefail; eval "$cmd") >"$work/doc.out" 2>"$work/doc.err" || fail "docs/traces.md: '$line' failed: $(head -2 "$work/doc.err")"
+        grep -q 'Failed\|rror' "$work/doc.err" && fail "docs/traces.md: '$line': $(head -2 "$work/doc.err")"
+        [ -s "$work/doc.out" ] || fail "docs/traces.md: '$line' printed nothing"
+        n=$((n + 1))
+    done < <(grep -E '^    trace-cmd report ' "$docs")
+    [ "$n" -ge 3 ] || fail "only $n trace-cmd commands found in docs/traces.md"
 fi
 
 # ---- the sched NUMA tracepoints: a small numa01 ------------------------------

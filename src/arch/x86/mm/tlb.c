@@ -505,6 +505,7 @@ static void flush_tlb_multi(struct sim *s, const struct cpumask *mask,
 		charge(s, COST_FLUSH_WAIT, smp_call_round_ns(cm, nr_ipis - far_ipis, far_ipis, queued,
 							     cm->cr3_flush_ns));
 		smp_round_done(&s->ipi_rounds, self, mask, sim_now(s));
+		s->last_round_end = sim_now(s);
 	}
 	trace(s, TR_FLUSH_ROUND, self, current_pid(s), now, sim_now(s) - now, nr_ipis, pages,
 	      s->flush_origin, 0);
