@@ -65,6 +65,15 @@ int realcheck_rows_load(const char *dir, struct realcheck_rows *r, char *err, si
 			json_decref(real);
 			return -1;
 		}
+		double rc_cpus = realfig_machine(real, "cpus"), sim_cpus = realfig_machine(sim, "cpus");
+		if (rc_cpus != sim_cpus || realfig_machine(real, "nodes") != realfig_machine(sim, "nodes")) {
+			snprintf(err, errlen, "%s: real-%s.json ran on %.0f CPUs, sim-guest-costs-%s.json "
+				 "simulated %.0f: the counts do not compare", dir, series[i], rc_cpus,
+				 series[i], sim_cpus);
+			json_decref(real);
+			json_decref(sim);
+			return -1;
+		}
 		for (int f = 0; f < NR_REALFIGS; f++) {
 			double a = realfig_value(real, true, (enum realfig)f);
 			double b = realfig_value(sim, false, (enum realfig)f), q;

@@ -48,6 +48,11 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : NAN;
 }
 
+double realfig_machine(const json_t *d, const char *key)
+{
+	return num(json_object_get(json_object_get(d, "machine"), key));
+}
+
 double realfig_value(const json_t *d, bool real, enum realfig f)
 {
 	double pte = at(d, "vmstat", "numa_pte_updates"), faults = at(d, "vmstat", "numa_hint_faults");

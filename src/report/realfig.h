@@ -30,6 +30,9 @@ extern const struct realfig_def realfigs[NR_REALFIGS];
  * result lacks it. */
 double realfig_value(const json_t *d, bool real, enum realfig f);
 
+/* The result's machine.@key (sockets, nodes, cpus), NAN when absent. */
+double realfig_machine(const json_t *d, const char *key);
+
 enum realfig_verdict { RFV_IN, RFV_MISS, RFV_BOTH_ZERO, RFV_NA, RFV_SHOWN };
 
 /* The verdict of @f with @real and @sim (its values); *@ratio is sim/real

@@ -100,4 +100,13 @@ v=$("$NUMALOAD" --version)
 [[ $v == "numaload ${v#numaload }" && $v == *"(build "* ]] || { echo "numaload --version: $v"; exit 1; }
 [[ ${v#numaload } == "$("$NUMASIM" --version | sed 's/^numasim //')" ]] ||
     { echo "numaload and numasim are of different builds: $v"; exit 1; }
+# --table warns when the machines differ (a scenario without [machine]
+# runs numaload on the box at hand, numasim on its own 384 CPUs)
+"$NUMASIM" run small --duration 1 -q --json "$TMPDIR/small.json" >/dev/null
+"$NUMASIM" run seed --duration 1 -q --json "$TMPDIR/seed.json" >/dev/null
+"$NUMALOAD" --table w "$TMPDIR/small.json" "$TMPDIR/seed.json" > "$TMPDIR/w.txt"
+grep -q '^w: WARNING: the machines differ: real 2 sockets, 2 nodes, 16 CPUs; numasim 2 sockets, 2 nodes, 384 CPUs' \
+    "$TMPDIR/w.txt" || { echo "--table: no shape warning: $(head -2 "$TMPDIR/w.txt")"; exit 1; }
+"$NUMALOAD" --table same "$TMPDIR/small.json" "$TMPDIR/small.json" | grep -q WARNING &&
+    { echo "--table warned on one machine"; exit 1; }
 echo ok

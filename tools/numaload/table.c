@@ -29,9 +29,29 @@ static const char *str(const json_t *d, const char *k)
 	return s ? s : "?";
 }
 
+/* The machines' shapes, which must agree for the counts to compare: a
+ * scenario without [machine] makes numaload measure the box it runs on. */
+static bool same_shape(FILE *out, const char *label, const json_t *real, const json_t *sim)
+{
+	static const char *const keys[] = { "sockets", "nodes", "cpus" };
+	const json_t *a = json_object_get(real, "machine"), *b = json_object_get(sim, "machine");
+	bool same = true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		same &= num(json_object_get(a, keys[i])) == num(json_object_get(b, keys[i]));
+	if (!same)
+		fprintf(out, "%s: WARNING: the machines differ: real %.0f sockets, %.0f nodes, %.0f CPUs; "
+			"numasim %.0f sockets, %.0f nodes, %.0f CPUs: the counts below do not compare "
+			"(give the scenario this machine's [machine])\n", label,
+			num(json_object_get(a, "sockets")), num(json_object_get(a, "nodes")),
+			num(json_object_get(a, "cpus")), num(json_object_get(b, "sockets")),
+			num(json_object_get(b, "nodes")), num(json_object_get(b, "cpus")));
+	return same;
+}
+
 int nl_table_print(FILE *out, const char *label, const json_t *real, const json_t *sim)
 {
 	int off = 0;
+	(void)same_shape(out, label, real, sim);
 	fprintf(out, "%s: %s on %s (%.1f s measured) vs numasim %s (%.1f s simulated)\n", label,
 		str(real, "scenario"), str(real, "kernel"), num(json_object_get(real, "simulated_seconds")),
 		str(sim, "kernel"), num(json_object_get(sim, "simulated_seconds")));
