@@ -57,8 +57,14 @@ const char sweep_usage[] =
 	"                      not depend on it\n"
 	"  --point K           run only point K (0 .. points - 1), as an array task\n"
 	"  --emit slurm        write DIR/sweep.sbatch, an sbatch array script whose\n"
-	"                      task K runs 'numasim sweep SPEC --point K', and run\n"
-	"                      nothing ('sbatch DIR/sweep.sbatch')\n"
+	"                      task T runs points T*K .. T*K+K-1 ('numasim sweep SPEC\n"
+	"                      --point P'), DIR/collect.sbatch (sweep collect DIR)\n"
+	"                      and DIR/submit.sh, which submits the array and the\n"
+	"                      collect job after it; runs nothing ('sh DIR/submit.sh')\n"
+	"  --slurm-opt OPT     an #SBATCH line for both jobs, e.g. --time=00:10:00,\n"
+	"                      --mem=2G, --partition=short, --account=proj (repeat it)\n"
+	"  --array-limit N     at most N array tasks at once (--array=0-M%N)\n"
+	"  --points-per-task K K points per array task (default 1): fewer, longer tasks\n"
 	"  --emit parallel     write DIR/sweep.jobs, one command per point for GNU\n"
 	"                      parallel ('parallel --jobs N < DIR/sweep.jobs')\n"
 	"  --rerun-stale       run again the points whose results another build made\n"
@@ -99,6 +105,7 @@ struct sweep_run {
 	int jobs, point;        /* point: --point K, or -1 */
 	enum emit emit;
 	bool quiet, list, progress, rerun_stale;
+	struct sweep_slurm slurm;   /* --slurm-opt, --array-limit, --points-per-task */
 	atomic_int next, finished;
 	pthread_mutex_t lock;   /* outfile's signal slots; progress */
 	struct timespec t0;
@@ -241,23 +248,32 @@ static int run_todo(struct sweep_run *r)
  * was created (r->emit_paths). */
 static int emit_jobs(struct sweep_run *r)
 {
+	static const char *const slurm_files[] = { "sweep.sbatch", "collect.sbatch", "submit.sh" };
 	char path[OUTFILE_PATH_MAX], err[OUTFILE_PATH_MAX + 256];
 	const struct sweep_emit_paths *ep = &r->emit_paths;
-	struct outfile o;
-	path_in(r->dir, r->emit == EMIT_SLURM ? "sweep.sbatch" : "sweep.jobs", path, sizeof(path));
+	struct outfile o[3];
+	int n = r->emit == EMIT_SLURM ? 3 : 1, opened = 0, rc = 0;
 	pthread_mutex_lock(&r->lock);
-	int rc = outfile_open(&o, "--emit", path, err, sizeof(err));
+	for (; opened < n && !rc; opened++) {
+		path_in(r->dir, r->emit == EMIT_SLURM ? slurm_files[opened] : "sweep.jobs", path, sizeof(path));
+		rc = outfile_open(&o[opened], "--emit", path, err, sizeof(err));
+	}
 	pthread_mutex_unlock(&r->lock);
 	if (rc) {
+		for (int i = 0; i < opened - 1; i++)
+			outfile_discard(&o[i]);
 		cli_error("numasim sweep: ", err);
 		return 1;
 	}
-	if (r->emit == EMIT_SLURM)
-		sweep_emit_slurm(o.f, ep, r->sp->nr_points);
-	else
-		sweep_emit_parallel(o.f, ep, r->sp->nr_points);
+	if (r->emit == EMIT_SLURM) {
+		sweep_emit_slurm(o[0].f, ep, r->sp->nr_points, &r->slurm);
+		sweep_emit_collect(o[1].f, ep, &r->slurm);
+		sweep_emit_submit(o[2].f, ep);
+	} else {
+		sweep_emit_parallel(o[0].f, ep, r->sp->nr_points);
+	}
 	pthread_mutex_lock(&r->lock);
-	rc = outfile_commit(&o, err, sizeof(err));
+	rc = outfile_commit_group(o, n, err, sizeof(err));
 	pthread_mutex_unlock(&r->lock);
 	if (rc) {
 		cli_error("numasim sweep: ", err);
@@ -266,8 +282,11 @@ static int emit_jobs(struct sweep_run *r)
 	if (!r->quiet) {
 		char msg[2 * OUTFILE_PATH_MAX + 128];
 		if (r->emit == EMIT_SLURM)
-			snprintf(msg, sizeof(msg), "%d array tasks; submit with 'sbatch %s/sweep.sbatch'",
-				 r->sp->nr_points, ep->dir);
+			snprintf(msg, sizeof(msg), "%d array tasks of %d points; submit the array and its "
+				 "collect job with 'sh %s/submit.sh'",
+				 (r->sp->nr_points + (r->slurm.points_per_task > 0 ? r->slurm.points_per_task : 1) - 1) /
+					 (r->slurm.points_per_task > 0 ? r->slurm.points_per_task : 1),
+				 r->slurm.points_per_task > 0 ? r->slurm.points_per_task : 1, ep->dir);
 		else
 			snprintf(msg, sizeof(msg), "%d jobs; run with 'parallel --jobs N < %s/sweep.jobs'",
 				 r->sp->nr_points, ep->dir);
@@ -486,7 +505,8 @@ static int cmd_collect(int argc, char **argv)
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-enum { OPT_JOBS = 256, OPT_POINT, OPT_EMIT, OPT_LIST, OPT_RERUN_STALE };
+enum { OPT_JOBS = 256, OPT_POINT, OPT_EMIT, OPT_LIST, OPT_RERUN_STALE, OPT_SLURM_OPT, OPT_ARRAY_LIMIT,
+       OPT_PER_TASK };
 
 static int parse_int(const char *what, const char *v, long long lo, long long hi, int *out)
 {
@@ -633,6 +653,9 @@ static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **
 		{ "emit", required_argument, NULL, OPT_EMIT },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "rerun-stale", no_argument, NULL, OPT_RERUN_STALE },
+		{ "slurm-opt", required_argument, NULL, OPT_SLURM_OPT },
+		{ "array-limit", required_argument, NULL, OPT_ARRAY_LIMIT },
+		{ "points-per-task", required_argument, NULL, OPT_PER_TASK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -646,6 +669,28 @@ static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **
 		case 'o': *out = optarg; break;
 		case OPT_LIST: r->list = true; break;
 		case OPT_RERUN_STALE: r->rerun_stale = true; break;
+		case OPT_SLURM_OPT:
+			if (!sweep_slurm_opt_ok(optarg)) {
+				fprintf(stderr, "numasim sweep: --slurm-opt: '");
+				fputs_escaped(optarg, stderr);
+				fprintf(stderr, "' is not --NAME or --NAME=VALUE of letters, digits and "
+					"_.,:/%%+@=- (e.g. --time=00:10:00, --partition=short)\n");
+				return EXIT_INPUT;
+			}
+			if (r->slurm.nr_opt == SWEEP_MAX_SLURM_OPTS) {
+				fprintf(stderr, "numasim sweep: at most %d --slurm-opt\n", SWEEP_MAX_SLURM_OPTS);
+				return EXIT_INPUT;
+			}
+			r->slurm.opt[r->slurm.nr_opt++] = optarg;
+			break;
+		case OPT_ARRAY_LIMIT:
+			if (parse_int("--array-limit", optarg, 1, 100000, &r->slurm.array_limit))
+				return EXIT_INPUT;
+			break;
+		case OPT_PER_TASK:
+			if (parse_int("--points-per-task", optarg, 1, SWEEP_MAX_POINTS, &r->slurm.points_per_task))
+				return EXIT_INPUT;
+			break;
 		case OPT_JOBS:
 			if (parse_int("--jobs", optarg, 1, 64, &r->jobs))
 				return EXIT_INPUT;
@@ -680,6 +725,11 @@ static int parse_sweep(int argc, char **argv, struct sweep_run *r, const char **
 	}
 	if (r->emit && r->point >= 0) {
 		fprintf(stderr, "numasim sweep: --emit and --point do not go together\n");
+		return EXIT_INPUT;
+	}
+	if (r->emit != EMIT_SLURM && (r->slurm.nr_opt || r->slurm.array_limit || r->slurm.points_per_task)) {
+		fprintf(stderr, "numasim sweep: --slurm-opt, --array-limit and --points-per-task go with "
+			"--emit slurm\n");
 		return EXIT_INPUT;
 	}
 	r->spec_path = argv[optind];

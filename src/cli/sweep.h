@@ -127,8 +127,27 @@ struct sweep_emit_paths {
  * parent must).  Creates nothing.  0, or -1 with @err. */
 int sweep_emit_paths(const char *spec_path, const char *dir, struct sweep_emit_paths *ep, char *err,
 		     size_t errlen);
-/* The sbatch array script (task K runs point K) / the job list. */
-void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
+/* What the Slurm scripts ask of the cluster: #SBATCH lines passed through
+ * (--slurm-opt: --time, --mem, --partition, --account, ...), at most
+ * array_limit tasks at once (0: no limit), points_per_task points a task. */
+#define SWEEP_MAX_SLURM_OPTS 16
+struct sweep_slurm {
+	const char *opt[SWEEP_MAX_SLURM_OPTS];
+	int nr_opt;
+	int array_limit;
+	int points_per_task;
+};
+
+/* Whether @opt may go into an #SBATCH line: --NAME or --NAME=VALUE, of
+ * letters, digits and _.,:/%+@=- only (no space, quote or newline). */
+bool sweep_slurm_opt_ok(const char *opt);
+/* The sbatch array script (task T runs points T*K .. T*K+K-1), the
+ * collect job, the submit script (the array, then collect after it) / the
+ * job list. */
+void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points,
+		      const struct sweep_slurm *sl);
+void sweep_emit_collect(FILE *f, const struct sweep_emit_paths *ep, const struct sweep_slurm *sl);
+void sweep_emit_submit(FILE *f, const struct sweep_emit_paths *ep);
 void sweep_emit_parallel(FILE *f, const struct sweep_emit_paths *ep, int nr_points);
 
 /* ---- a sweep's directory, read back (collect, compare) ---------------------- */

@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli/sweep.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,21 +91,79 @@ static void fput_slurm_pattern(const char *s, FILE *f)
 	}
 }
 
-void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points)
+bool sweep_slurm_opt_ok(const char *opt)
 {
+	if (strncmp(opt, "--", 2) || !opt[2])
+		return false;
+	for (const char *p = opt + 2; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.,:/%+@=-", *p))
+			return false;
+	return true;
+}
+
+static void put_opts(FILE *f, const struct sweep_slurm *sl)
+{
+	for (int i = 0; i < sl->nr_opt; i++)
+		fprintf(f, "#SBATCH %s\n", sl->opt[i]); /* checked: sweep_slurm_opt_ok */
+}
+
+void sweep_emit_slurm(FILE *f, const struct sweep_emit_paths *ep, int nr_points,
+		      const struct sweep_slurm *sl)
+{
+	int k = sl->points_per_task > 0 ? sl->points_per_task : 1;
+	int tasks = (nr_points + k - 1) / k;
 	fprintf(f, "#!/bin/sh\n"
-		"# numasim sweep: one array task per point (written by numasim sweep --emit slurm).\n"
-		"# Submit with: sbatch %s/sweep.sbatch\n"
-		"# Then: numasim sweep collect %s\n"
+		"# numasim sweep: %d array task%s of %d point%s each (written by numasim sweep\n"
+		"# --emit slurm).  Submit the array and the collect job after it with:\n"
+		"#   sh %s/submit.sh\n"
+		"# or the array alone: sbatch %s/sweep.sbatch, then numasim sweep collect %s\n"
 		"#SBATCH --job-name=numasim-sweep\n"
-		"#SBATCH --array=0-%d\n"
-		"#SBATCH --ntasks=1\n"
-		"#SBATCH --cpus-per-task=1\n"
-		"#SBATCH --output=", ep->dir, ep->dir, nr_points - 1);
+		"#SBATCH --array=0-%d", tasks, tasks == 1 ? "" : "s", k, k == 1 ? "" : "s", ep->dir,
+		ep->dir, ep->dir, tasks - 1);
+	if (sl->array_limit > 0)
+		fprintf(f, "%%%d", sl->array_limit);
+	fprintf(f, "\n#SBATCH --ntasks=1\n"
+		"#SBATCH --cpus-per-task=1\n");
+	put_opts(f, sl);
+	fprintf(f, "#SBATCH --output=");
 	fput_slurm_pattern(ep->dir, f);
 	fprintf(f, "/slurm-%%A_%%a.out\n"
-		"exec %s sweep %s --out %s --point \"$SLURM_ARRAY_TASK_ID\" --jobs 1 -q\n",
-		ep->exe, ep->spec, ep->dir);
+		"# this task's points; every one is run, the status is the worst\n"
+		"p=$((SLURM_ARRAY_TASK_ID * %d))\n"
+		"last=$((p + %d))\n"
+		"[ \"$last\" -le %d ] || last=%d\n"
+		"rc=0\n"
+		"while [ \"$p\" -le \"$last\" ]; do\n"
+		"    %s sweep %s --out %s --point \"$p\" --jobs 1 -q || rc=$?\n"
+		"    p=$((p + 1))\n"
+		"done\n"
+		"exit \"$rc\"\n", k, k - 1, nr_points - 1, nr_points - 1, ep->exe, ep->spec, ep->dir);
+}
+
+void sweep_emit_collect(FILE *f, const struct sweep_emit_paths *ep, const struct sweep_slurm *sl)
+{
+	fprintf(f, "#!/bin/sh\n"
+		"# numasim sweep collect, after the array (submit.sh makes it depend on it).\n"
+		"#SBATCH --job-name=numasim-collect\n"
+		"#SBATCH --ntasks=1\n"
+		"#SBATCH --cpus-per-task=1\n");
+	put_opts(f, sl);
+	fprintf(f, "#SBATCH --output=");
+	fput_slurm_pattern(ep->dir, f);
+	fprintf(f, "/slurm-collect-%%j.out\n"
+		"exec %s sweep collect %s -q\n", ep->exe, ep->dir);
+}
+
+void sweep_emit_submit(FILE *f, const struct sweep_emit_paths *ep)
+{
+	fprintf(f, "#!/bin/sh\n"
+		"# Submit the sweep's array, then its collect job, to run after every task\n"
+		"# has ended, whatever their status (collect counts the points missing).\n"
+		"set -e\n"
+		"jid=$(sbatch --parsable %s/sweep.sbatch)\n"
+		"jid=${jid%%%%;*}\n"
+		"sbatch --dependency=afterany:\"$jid\" %s/collect.sbatch\n"
+		"echo \"numasim sweep: array job $jid, then collect\"\n", ep->dir, ep->dir);
 }
 
 void sweep_emit_parallel(FILE *f, const struct sweep_emit_paths *ep, int nr_points)

@@ -117,7 +117,7 @@ timeout 120 sbatch --wait -Q "$work/viaslurm/sweep.sbatch" || fail "the array jo
 n=$(ls viaslurm/points | wc -l)
 [[ $n -eq 16 ]] || fail "the array wrote $n results, not 16"
 grep -l . viaslurm/slurm-*.out >/dev/null 2>&1 && fail "an array task printed something: $(cat viaslurm/slurm-*.out | head -5)"
-diff -r local viaslurm -x sweep.sbatch -x 'slurm-*.out' >/dev/null ||
+diff -r local viaslurm -x sweep.sbatch -x collect.sbatch -x submit.sh -x 'slurm-*.out' >/dev/null ||
     fail "the results through Slurm differ from the local run's"
 "$NUMASIM" sweep collect local -q && "$NUMASIM" sweep collect viaslurm -q || fail "collect failed"
 cmp local/results.csv viaslurm/results.csv || fail "results.csv differs"
@@ -144,4 +144,18 @@ timeout 120 sbatch --wait -Q "$pct/sweep.sbatch" || fail "the array into a direc
 [[ $(ls "$pct" | grep -c '^slurm-.*\.out$') -eq 2 ]] || fail "the logs did not land in the directory with '%'"
 ls -d "$work"/pct* | grep -v -F "$pct" && fail "Slurm made a directory of the pattern"
 
-echo "slurm: 16 points through a single-node Slurm, identical to the local run; a '%' in DIR kept"
+# the cluster's options (issue 31): #SBATCH lines passed through, an array
+# throttle, several points a task, and the collect job after the array
+"$NUMASIM" sweep s.ini -o "$work/opts" --emit slurm -q --points-per-task 5 --array-limit 2 \
+    --slurm-opt=--time=00:05:00 --slurm-opt=--job-name=numasim-t || fail "--emit slurm with options failed"
+grep -q '^#SBATCH --array=0-3%2$' opts/sweep.sbatch || fail "no array of 4 tasks, 2 at once"
+grep -q '^#SBATCH --time=00:05:00$' opts/collect.sbatch || fail "the collect job lacks --time"
+sbatch --test-only opts/sweep.sbatch >/dev/null 2>&1 || fail "sbatch --test-only refused the array"
+sbatch --test-only opts/collect.sbatch >/dev/null 2>&1 || fail "sbatch --test-only refused the collect job"
+sh opts/submit.sh >/dev/null || fail "submit.sh failed"
+for _ in $(seq 1 120); do [[ -f opts/results.csv ]] && break; sleep 1; done
+[[ -f opts/results.csv ]] || fail "the collect job did not run after the array"
+[[ $(ls opts/points | wc -l) -eq 16 ]] || fail "4 tasks of 5 points wrote $(ls opts/points | wc -l) results"
+cmp local/results.csv opts/results.csv || fail "the dependent collect's results.csv differs"
+
+echo "slurm: 16 points through a single-node Slurm, identical to the local run; a '%' in DIR kept; options, 5 points a task and the collect job after the array"

@@ -60,9 +60,22 @@ grep -q 'points 0..15' err || fail "--point out of range: no message"
 "$NUMASIM" sweep s.ini --emit slurm -o sl -q || fail "--emit slurm failed"
 [[ $(ls sl/points | wc -l) -eq 0 ]] || fail "--emit ran points"
 grep -q '^#SBATCH --array=0-15$' sl/sweep.sbatch || fail "no array of 16 tasks"
-grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' sl/sweep.sbatch || fail "the task does not run its point"
+grep -q -- '--point "$p"' sl/sweep.sbatch || fail "the task does not run its points"
+[[ -f sl/collect.sbatch && -f sl/submit.sh ]] || fail "no collect job or submit script"
 for k in $(seq 0 15); do SLURM_ARRAY_TASK_ID=$k sh sl/sweep.sbatch || fail "array task $k failed"; done
-diff -r s.sweep sl -x sweep.sbatch >/dev/null || fail "the array tasks give other bytes than a local run"
+diff -r s.sweep sl -x sweep.sbatch -x collect.sbatch -x submit.sh >/dev/null ||
+    fail "the array tasks give other bytes than a local run"
+# several points a task: 16 points in 6 tasks of 3 (the last has 1)
+"$NUMASIM" sweep s.ini --emit slurm -o sl3 -q --points-per-task 3 || fail "--points-per-task 3 failed"
+grep -q '^#SBATCH --array=0-5$' sl3/sweep.sbatch || fail "not 6 tasks of 3 points"
+for k in $(seq 0 5); do SLURM_ARRAY_TASK_ID=$k sh sl3/sweep.sbatch || fail "3-point task $k failed"; done
+diff -r s.sweep sl3 -x sweep.sbatch -x collect.sbatch -x submit.sh >/dev/null ||
+    fail "3-point tasks give other bytes than a local run"
+"$NUMASIM" sweep s.ini --emit slurm -o sl4 -q --slurm-opt '--time=1:00; rm -rf /' 2>err &&
+    fail "a --slurm-opt with a space and a ';' was accepted"
+grep -q 'is not --NAME or --NAME=VALUE' err || fail "bad --slurm-opt: $(cat err)"
+"$NUMASIM" sweep s.ini -o sl5 -q --array-limit 2 2>err && fail "--array-limit without --emit slurm accepted"
+[[ -e sl4 || -e sl5 ]] && fail "a refused option wrote a directory"
 
 # the expansion is cached in the manifest (issue 28): an array task reads its
 # point's id there, and neither expands the sweep nor rewrites the manifest
