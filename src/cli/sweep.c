@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,81 @@ static void *worker(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* An interrupted sweep says what finished and how to resume (SIGINT,
+ * SIGTERM): written from the handler with write() alone, then the signal
+ * goes on to the handler before it (outfile's, which removes the
+ * temporaries) and ends the process as before (exit status 130 for ^C). */
+static struct {
+	atomic_int *finished;
+	int total;
+	char resume[2 * OUTFILE_PATH_MAX + 64];
+	struct sigaction old[2];
+	bool set[2];
+} intr;
+static const int intr_signals[2] = { SIGINT, SIGTERM };
+
+static void put_err(const char *s)
+{
+	ssize_t w = write(STDERR_FILENO, s, strlen(s));
+	(void)w;
+}
+
+static void put_err_int(int v)
+{
+	char b[16];
+	int n = 15;
+	b[15] = 0;
+	if (v < 0)
+		v = 0;
+	do
+		b[--n] = (char)('0' + v % 10);
+	while ((v /= 10) && n);
+	put_err(b + n);
+}
+
+static void on_interrupt(int sig)
+{
+	put_err("\nnumasim sweep: interrupted: ");
+	put_err_int(atomic_load(intr.finished));
+	put_err(" of ");
+	put_err_int(intr.total);
+	put_err(" points to run finished, their results kept; resume with: ");
+	put_err(intr.resume);
+	put_err("\n");
+	for (int i = 0; i < 2; i++)
+		if (intr_signals[i] == sig) {
+			sigaction(sig, &intr.old[i], NULL);
+			raise(sig); /* delivered once this handler returns */
+		}
+}
+
+static void interrupt_message(struct sweep_run *r, bool on)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!on) {
+			if (intr.set[i])
+				sigaction(intr_signals[i], &intr.old[i], NULL);
+			intr.set[i] = false;
+			continue;
+		}
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_interrupt;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(intr_signals[i], NULL, &intr.old[i]) || intr.old[i].sa_handler == SIG_IGN)
+			continue; /* ignored (nohup): stays ignored */
+		intr.set[i] = !sigaction(intr_signals[i], &sa, NULL);
+	}
+	if (on) {
+		char spec[OUTFILE_PATH_MAX], dir[OUTFILE_PATH_MAX];
+		term_escape(r->spec_path, spec, sizeof(spec));
+		term_escape(r->dir, dir, sizeof(dir));
+		intr.finished = &r->finished;
+		intr.total = r->nr_todo;
+		snprintf(intr.resume, sizeof(intr.resume), "numasim sweep %s -o %s", spec, dir);
+	}
 }
 
 static int run_todo(struct sweep_run *r)
@@ -849,7 +925,10 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		r->progress = !r->quiet && isatty(STDERR_FILENO);
+		if (r->nr_todo && r->point < 0)
+			interrupt_message(r, true);
 		rc = r->nr_todo ? run_todo(r) : 0;
+		interrupt_message(r, false);
 		if (!r->quiet)
 			fprintf(stderr, "sweep %s: %d point%s run, %d already done, %.2f s wall, %d at a time\n",
 				r->dir, r->nr_todo, r->nr_todo == 1 ? "" : "s", done, since(&r->t0),

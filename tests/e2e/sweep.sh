@@ -135,6 +135,24 @@ for f in killed/points/*.json; do stat -c '%i %Y %n' "$f"; done | grep -F -f ino
 find killed/points -name '.*' -delete  # the temporaries a SIGKILL leaves
 diff -r ref killed >/dev/null || fail "the resumed sweep differs from an uninterrupted one"
 
+# an interrupted sweep (SIGTERM here: a background job ignores SIGINT) says
+# what finished and the command that resumes, and ends as the signal would
+"$NUMASIM" sweep long.ini -o termed --jobs 1 -q 2>term.err &
+pid=$!
+for _ in $(seq 1 600); do
+    [[ $(ls termed/points 2>/dev/null | grep -c '^[0-9a-f]*\.json$') -ge 1 ]] && break
+    sleep 0.05
+done
+kill -TERM "$pid" 2>/dev/null || true
+rc=0
+wait "$pid" 2>/dev/null || rc=$?
+[[ $rc -eq 143 ]] || fail "a sweep ended by SIGTERM exited $rc, not 143"
+grep -qE '^numasim sweep: interrupted: [0-9]+ of 6 points to run finished, their results kept; resume with: numasim sweep long.ini -o termed$' \
+    term.err || fail "no resume message: $(cat term.err)"
+ls -A termed/points | grep -q '^\.' && fail "the interrupted sweep left a temporary"
+"$NUMASIM" sweep long.ini -o termed --jobs 2 -q || fail "the resume command failed"
+diff -r ref termed >/dev/null || fail "the resumed sweep differs from an uninterrupted one"
+
 # a damaged result is run again, not trusted
 id0=$(jq -r '.points[0].id' ref/manifest.json)
 jq '.sweep_id = "0000000000000000"' ref/points/$id0.json >x && mv x killed/points/$id0.json
