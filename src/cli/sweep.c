@@ -914,7 +914,7 @@ int cmd_sweep(int argc, char **argv)
 		}
 		if (stale && !r->rerun_stale) {
 			/* nothing run: one directory, one build's results */
-			char msg[512];
+			char msg[OUTFILE_PATH_MAX + 512];
 			snprintf(msg, sizeof(msg), "%s: %d point%s made by another build of numasim (%s; this "
 				 "is %s): run them again with --rerun-stale, or resume with the build that "
 				 "made them", r->dir, stale, stale == 1 ? " was" : "s were", other,
