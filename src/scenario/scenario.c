@@ -710,19 +710,42 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* The keys of @section, whole names only: those that do not fit in @buf
+ * are counted ("and 12 more"), never cut in the middle of a word. */
 static void list_section_keys(const char *section, char *buf, size_t len)
 {
 	size_t o = 0;
+	int more = 0;
 	buf[0] = '\0';
-	for (int k = 0; k < NR_KEYS && o < len; k++)
+	for (int k = 0; k < NR_KEYS; k++) {
+		if (strcmp(keys[k].section, section))
+			continue;
+		size_t need = strlen(keys[k].name) + (o ? 2 : 0);
+		if (more || o + need + sizeof(", and 999 more") >= len) {
+			more++;
+			continue;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", keys[k].name);
+	}
+	if (more)
+		snprintf(buf + o, len - o, ", and %d more", more);
+}
+
+/* The key of @section closest to the unknown @name, or NULL. */
+static const char *section_key_suggest(const char *section, const char *name)
+{
+	struct suggest sg;
+	suggest_init(&sg, name);
+	for (int k = 0; k < NR_KEYS; k++)
 		if (!strcmp(keys[k].section, section))
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", keys[k].name);
+			suggest_offer(&sg, keys[k].name);
+	return suggest_result(&sg);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
-	char why[512], shown[160], known[400];
+	char why[512], shown[160], known[600];
 	if (p->section_bad)
 		return 1; /* reported at the section header */
 	if (!*section) {
@@ -746,9 +769,15 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	if (k < 0) {
 		snprintf(shown, sizeof(shown), "%s.%s", section, name);
+		const char *near = section_key_suggest(section, name);
+		if (near) {
+			perr(p, !strcmp(section, "tunables") ? name : shown, "unknown key; did you mean "
+			     "'%s'? (every key: 'numasim show seed')", near);
+			return 0;
+		}
 		list_section_keys(section, known, sizeof(known));
-		perr(p, !strcmp(section, "tunables") ? name : shown, "unknown key (known in [%s]: %s)",
-		     section, known);
+		perr(p, !strcmp(section, "tunables") ? name : shown, "unknown key (known in [%s]: %s; "
+		     "'numasim show seed' shows them)", section, known);
 		return 0;
 	}
 	if (p->sc->origin[k].line > 0) {

@@ -100,6 +100,13 @@ dym "numa_balancing.scan_sizemb: unknown key; did you mean 'numa_balancing.scan_
     run small --set numa_balancing.scan_sizemb=64
 dym "workload.thread: unknown key; did you mean 'workload.threads'?" ab small --kernels v7.3 --set workload.thread=4
 dym "numasim: unknown command 'rn'; did you mean 'run'?" rn small
+printf '[workload]\nthredas = 4\n' > "$work/typo.ini"
+dym "typo.ini:2: workload.thredas: unknown key; did you mean 'threads'?" run "$work/typo.ini"
+# no key near: the section's keys, whole names, the rest counted
+printf '[workload]\nzzzzzzzz = 4\n' > "$work/far.ini"
+dym "'numasim show seed' shows them)" run "$work/far.ini"
+grep -qE ', and [0-9]+ more;' "$work/dym.err" || fail "the keys left out are not counted: $(cat "$work/dym.err")"
+grep -q 'migrate_from, migrate_to,' "$work/dym.err" || fail "the key list is cut: $(cat "$work/dym.err")"
 dym "numasim: unknown command 'xyzzy'" xyzzy
 grep -q "did you mean" "$work/dym.err" && fail "a suggestion for xyzzy: $(cat "$work/dym.err")"
 echo "ok: did you mean"
