@@ -240,16 +240,22 @@ fuzz: fuzz-build
 PREFIX ?= /usr/local
 DESTDIR ?=
 MAN := build/numasim.1
+MAN_NL := build/numaload.1
 
 $(MAN): $(BIN) scripts/mkman.sh
 	bash scripts/mkman.sh $(BIN) $@
 
-man: $(MAN)
+$(MAN_NL): $(NUMALOAD) scripts/mkman.sh
+	bash scripts/mkman.sh $(NUMALOAD) $@
 
-install: $(BIN) $(MAN)
+man: $(MAN) $(MAN_NL)
+
+install: $(BIN) $(NUMALOAD) $(MAN) $(MAN_NL)
 	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1'
 	install -m 0755 $(BIN) '$(DESTDIR)$(PREFIX)/bin/numasim'
+	install -m 0755 $(NUMALOAD) '$(DESTDIR)$(PREFIX)/bin/numaload'
 	install -m 0644 $(MAN) '$(DESTDIR)$(PREFIX)/share/man/man1/numasim.1'
+	install -m 0644 $(MAN_NL) '$(DESTDIR)$(PREFIX)/share/man/man1/numaload.1'
 
 bench: all
 	@if [ -f bench/run.sh ]; then \
