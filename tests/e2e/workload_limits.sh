@@ -81,4 +81,19 @@ awk '/CPU-seconds run on node/ { if ($NF == "s" && $(NF-1) > 24.0005) bad = 1; n
     fail "a path past the end: $(grep -E 'CPU-seconds run|throughput' "$out")"
 echo "ok: the run's time ends with the run"
 
+# the IPI round's new costs at their edges (issue 30): 0 and the most a
+# cost may be both run; a 1 s callback for each round in flight stretches
+# every round behind another, so the run completes fewer rounds
+ipi_edge() { # value json
+    "$NUMASIM" run small --duration 1.5 -q --set costs.ipi_callback_ns="$1" \
+        --set costs.ipi_send_remote_ns="$1" --set costs.ipi_latency_remote_ns="$1" --json "$2" >/dev/null ||
+        fail "the IPI costs at $1 did not run"
+}
+ipi_edge 0 "$work/ipi0.json"
+ipi_edge 1e9 "$work/ipi1e9.json"
+a=$(jq '.interrupts.tlb_shootdowns' "$work/ipi0.json"); b=$(jq '.interrupts.tlb_shootdowns' "$work/ipi1e9.json")
+[ "$b" -lt "$a" ] || fail "1 s IPI callbacks took $b TLB interrupts, not fewer than $a at 0"
+jq -e '.throughput_ops_per_s > 0' "$work/ipi1e9.json" >/dev/null || fail "no throughput at 1 s IPI costs"
+echo "ok: the IPI round's costs at 0 and 1e9 ns"
+
 echo "workload_limits: all cases passed"

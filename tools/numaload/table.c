@@ -31,7 +31,7 @@ static const char *str(const json_t *d, const char *k)
 
 /* The machines' shapes, which must agree for the counts to compare: a
  * scenario without [machine] makes numaload measure the box it runs on. */
-static bool same_shape(FILE *out, const char *label, const json_t *real, const json_t *sim)
+static void warn_shape(FILE *out, const char *label, const json_t *real, const json_t *sim)
 {
 	static const char *const keys[] = { "sockets", "nodes", "cpus" };
 	const json_t *a = json_object_get(real, "machine"), *b = json_object_get(sim, "machine");
@@ -45,13 +45,12 @@ static bool same_shape(FILE *out, const char *label, const json_t *real, const j
 			num(json_object_get(a, "sockets")), num(json_object_get(a, "nodes")),
 			num(json_object_get(a, "cpus")), num(json_object_get(b, "sockets")),
 			num(json_object_get(b, "nodes")), num(json_object_get(b, "cpus")));
-	return same;
 }
 
 int nl_table_print(FILE *out, const char *label, const json_t *real, const json_t *sim)
 {
 	int off = 0;
-	(void)same_shape(out, label, real, sim);
+	warn_shape(out, label, real, sim);
 	fprintf(out, "%s: %s on %s (%.1f s measured) vs numasim %s (%.1f s simulated)\n", label,
 		str(real, "scenario"), str(real, "kernel"), num(json_object_get(real, "simulated_seconds")),
 		str(sim, "kernel"), num(json_object_get(sim, "simulated_seconds")));
