@@ -311,7 +311,7 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	for (int c = 0; c < s->m.nr_cpus; c++)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
 	for (int n = 0; n < s->m.nr_nodes; n++)
-		s->node_free_pages[n] = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
+		s->node_free_pages[n] = machine_node_pages(&s->m, n);
 	/* a memory eater: a process that only holds memory on one node */
 	if (s->w.p.eat_gib > 0 && s->w.p.eat_node >= 0 && s->w.p.eat_node < s->m.nr_nodes) {
 		uint64_t eat = (uint64_t)(s->w.p.eat_gib * (double)(1ull << (30 - PAGE_SHIFT)));

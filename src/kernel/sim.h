@@ -33,6 +33,9 @@ struct tunables {
 	unsigned scan_period_min_ms;
 	unsigned scan_period_max_ms;
 	unsigned scan_size_mb;
+	unsigned hot_threshold_ms;   /* numa_balancing/hot_threshold_ms (debugfs) */
+	unsigned promote_rate_limit_mbps; /* kernel.numa_balancing_promote_rate_limit_MBps */
+	bool demotion_enabled;       /* /sys/kernel/mm/numa/demotion_enabled */
 	struct thp_tunables thp;     /* /sys/kernel/mm/transparent_hugepage/ */
 };
 

@@ -132,7 +132,33 @@ void machine_defaults(struct machine *m)
 	 * seed's workload asks about 60 GB/s of each node: far below. */
 	m->mem_bw_gbs = 400;
 	m->link_bw_gbs = 580;
+	/* CPU-less memory nodes (none by default): a CXL type-3 expander on
+	 * PCIe 5.0 x16 behind the socket.  The latency and bandwidth are
+	 * docs/calibration.md's costs 1.7; memory_node_mib 0 takes
+	 * mem_per_node_mib (machine_finish). */
+	m->memory_node_latency_ns = 250;
+	m->memory_node_bw_gbs = 50;
 	cost_defaults(&m->cost);
+}
+
+/* SLIT distances of the memory nodes (machine.h): by latency from their
+ * own socket, plus the socket crossing's share of DRAM's remote distance;
+ * between two memory nodes, as from the first one's socket. */
+void machine_memory_node_distances(struct machine *m)
+{
+	int local = (int)(10 * m->memory_node_latency_ns / m->cost.dram_local_ns + 0.5);
+	int remote_dram = m->nr_sockets > 1 ? m->distance[0][m->nodes_per_socket] : 21;
+	int cross = remote_dram - 10;
+	if (local < 11)
+		local = 11; /* ACPI: only a node to itself is 10 */
+	for (int i = 0; i < m->nr_nodes; i++)
+		for (int j = m->nr_cpu_nodes; j < m->nr_nodes; j++) {
+			int d = i == j ? 10
+				: local + (machine_node_socket(m, i) == machine_node_socket(m, j) ? 0 : cross);
+			if (d > 254)
+				d = 254;
+			m->distance[i][j] = m->distance[j][i] = d;
+		}
 }
 
 const char *machine_finish(struct machine *m)
@@ -141,12 +167,21 @@ const char *machine_finish(struct machine *m)
 	if (m->nr_sockets <= 0 || m->nodes_per_socket <= 0 || m->cores_per_node <= 0 ||
 	    m->threads_per_core <= 0)
 		return "the topology has no CPUs";
-	m->nr_nodes = m->nr_sockets * m->nodes_per_socket;
+	m->nr_cpu_nodes = m->nr_sockets * m->nodes_per_socket;
+	m->nr_nodes = m->nr_cpu_nodes + m->nr_memory_nodes;
+	if (!m->memory_node_mib)
+		m->memory_node_mib = m->mem_per_node_mib;
 	if (m->nr_nodes > MAX_NUMNODES) {
 		snprintf(msg, sizeof(msg), "%d nodes, at most %d supported", m->nr_nodes, MAX_NUMNODES);
 		return msg;
 	}
-	long cpus = (long)m->nr_nodes * m->cores_per_node * m->threads_per_core;
+	for (int i = 0; i < m->nr_memory_nodes; i++)
+		if (m->memory_node_socket[i] < 0 || m->memory_node_socket[i] >= m->nr_sockets) {
+			snprintf(msg, sizeof(msg), "a CPU-less node on socket %d, but the machine has "
+				 "sockets 0 to %d", m->memory_node_socket[i], m->nr_sockets - 1);
+			return msg;
+		}
+	long cpus = (long)m->nr_cpu_nodes * m->cores_per_node * m->threads_per_core;
 	if (cpus > NR_CPUS_MAX) {
 		snprintf(msg, sizeof(msg), "%ld CPUs, at most %d supported", cpus, NR_CPUS_MAX);
 		return msg;
@@ -156,10 +191,11 @@ const char *machine_finish(struct machine *m)
 		return "hz must divide 1e9";
 	if (m->tlb_entries <= 0)
 		return "tlb_entries must be positive";
-	for (int i = 0; i < m->nr_nodes; i++)
-		for (int j = 0; j < m->nr_nodes; j++)
+	for (int i = 0; i < m->nr_cpu_nodes; i++)
+		for (int j = 0; j < m->nr_cpu_nodes; j++)
 			if (!m->distance[i][j])
 				m->distance[i][j] = i == j ? 10
 					: (i / m->nodes_per_socket == j / m->nodes_per_socket ? 12 : 21);
+	machine_memory_node_distances(m);
 	return NULL;
 }

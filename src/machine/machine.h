@@ -57,7 +57,17 @@ struct cost_model {
 struct machine {
 	int nr_sockets;
 	int nodes_per_socket;
-	int nr_nodes;
+	int nr_cpu_nodes;            /* nodes with CPUs: sockets x nodes_per_socket, numbered first */
+	int nr_nodes;                /* ... and the CPU-less memory nodes after them */
+	/* CPU-less memory nodes (CXL type-3 expanders, PMEM as kmem DAX):
+	 * node nr_cpu_nodes + i hangs off socket memory_node_socket[i]; all
+	 * are one memory type (one latency and bandwidth), as the kernel's
+	 * kmem driver gives nodes of one performance one memory_dev_type */
+	int nr_memory_nodes;
+	int8_t memory_node_socket[MAX_NUMNODES];
+	uint64_t memory_node_mib;    /* each */
+	double memory_node_latency_ns; /* idle load-to-use latency from its socket's CPUs */
+	double memory_node_bw_gbs;   /* each, bytes/s / 1e9; 0: unlimited */
 	int cores_per_node;
 	int threads_per_core;        /* SMT */
 	int nr_cpus;
@@ -80,14 +90,19 @@ struct machine {
 /* Fill @m with the seed machine (2 sockets, 384 CPUs, x86 without INVLPGB). */
 void machine_defaults(struct machine *m);
 /* Derive nr_nodes, nr_cpus and default distances; returns NULL if valid, else
- * a message naming what is impossible. */
+ * a message naming what is impossible.  A memory node's SLIT distance is
+ * its latency over local DRAM's, x10, from its own socket; from another
+ * socket the crossing adds what it adds to DRAM (distance_remote - 10). */
 const char *machine_finish(struct machine *m);
+/* (Re)compute the memory nodes' distances from the CPU nodes' (machine_finish
+ * does; a caller that changes the CPU nodes' distances does again). */
+void machine_memory_node_distances(struct machine *m);
 
 /* Linux enumerates the first thread of every core, socket by socket, then
  * the SMT siblings: cpu -> core -> node. */
 static inline int machine_cpu_node(const struct machine *m, int cpu)
 {
-	int cores = m->nr_nodes * m->cores_per_node;
+	int cores = m->nr_cpu_nodes * m->cores_per_node;
 	return (cpu % cores) / m->cores_per_node;
 }
 
@@ -98,9 +113,26 @@ static inline double machine_mem_latency(const struct machine *m, int from, int 
 	return m->cost.dram_local_ns * m->distance[from][to] / 10.0;
 }
 
+static inline bool machine_node_has_cpus(const struct machine *m, int node)
+{
+	return node < m->nr_cpu_nodes; /* node_state(node, N_CPU) */
+}
+
 static inline int machine_node_socket(const struct machine *m, int node)
 {
-	return node / m->nodes_per_socket;
+	return machine_node_has_cpus(m, node) ? node / m->nodes_per_socket
+					      : m->memory_node_socket[node - m->nr_cpu_nodes];
+}
+
+/* A node's memory, in pages, and its bandwidth (0: unlimited). */
+static inline uint64_t machine_node_pages(const struct machine *m, int node)
+{
+	uint64_t mib = machine_node_has_cpus(m, node) ? m->mem_per_node_mib : m->memory_node_mib;
+	return mib << (20 - 12);
+}
+static inline double machine_node_bw_gbs(const struct machine *m, int node)
+{
+	return machine_node_has_cpus(m, node) ? m->mem_bw_gbs : m->memory_node_bw_gbs;
 }
 
 /* Cost of refilling every entry of the TLB after a flush: the most a

@@ -88,19 +88,12 @@ int fragmentation_index(const struct sim *s, int nid, unsigned order)
 	return 1000 - (int)((1000 + s->node_free_pages[nid] * 1000 / requested) / total);
 }
 
-static uint64_t low_wmark_pages(const struct sim *s)
-{
-	/* the same 1/1024 of a node as migrate.c's high watermark, less a
-	 * quarter (low = min * 1.25, high = min * 1.5) */
-	return (s->m.mem_per_node_mib << (20 - PAGE_SHIFT)) / 1024 * 5 / 6;
-}
-
 bool compaction_suitable(const struct sim *s, int nid, unsigned order)
 {
 	if (node_has_free_block(s, nid, order))
 		return false; /* the allocation would succeed: nothing to do */
 	/* compact_gap: room for the pages in flight */
-	if (s->node_free_pages[nid] < low_wmark_pages(s) + (2ull << order))
+	if (s->node_free_pages[nid] < low_wmark_pages(&s->pgdat[nid]) + (2ull << order))
 		return false;
 	if (order > 3) { /* PAGE_ALLOC_COSTLY_ORDER */
 		int fi = fragmentation_index(s, nid, order);

@@ -548,8 +548,8 @@ static int check_classes(struct checker *c)
 static int check_nodes(struct checker *c)
 {
 	const struct sim *s = c->s;
-	uint64_t cap = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
 	for (int n = 0; n < s->m.nr_nodes; n++) {
+		uint64_t cap = machine_node_pages(&s->m, n);
 		uint64_t free_pages = s->node_free_pages[n];
 		if (free_pages > cap)
 			return fail(c, "node %d: %" PRIu64 " free pages, above its capacity of %" PRIu64,

@@ -108,7 +108,6 @@ static int add_reserved(void *arg, const struct migrate_ctx *x, int pid)
 bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 {
 	uint64_t *used = calloc((size_t)s->m.nr_nodes, sizeof(uint64_t));
-	uint64_t node_pages = s->m.mem_per_node_mib << (20 - PAGE_SHIFT);
 	uint64_t deferred = 0, queued = 0;
 	if (!used)
 		FAIL("out of memory");
@@ -135,10 +134,11 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 	if (mm_for_each_migration(s, add_reserved, &r))
 		FAIL("a migration in flight targets a node out of range");
 	for (int n = 0; n < s->m.nr_nodes; n++)
-		if (used[n] + s->pgdat[n].held_pages + s->node_free_pages[n] != node_pages)
+		if (used[n] + s->pgdat[n].held_pages + s->node_free_pages[n] !=
+		    machine_node_pages(&s->m, n))
 			FAIL("node %d: %llu pages in use and %llu free, of %llu", n,
 			     (unsigned long long)used[n], (unsigned long long)s->node_free_pages[n],
-			     (unsigned long long)node_pages);
+			     (unsigned long long)machine_node_pages(&s->m, n));
 	if (deferred != queued)
 		FAIL("%llu folios flagged on the deferred split queue, the queues count %llu",
 		     (unsigned long long)deferred, (unsigned long long)queued);

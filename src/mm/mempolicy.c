@@ -55,7 +55,7 @@ int mpol_first_touch_node(const struct machine *m, const struct first_touch_poli
 	case FT_LOCAL:
 		return user_node;
 	case FT_REMOTE:
-		return (user_node + m->nodes_per_socket) % m->nr_nodes;
+		return (user_node + m->nodes_per_socket) % m->nr_cpu_nodes; /* the next socket's DRAM */
 	case FT_INTERLEAVE:
 		return nth_node(pol->nodes ? pol->nodes : all, chunk);
 	case FT_WEIGHTED:

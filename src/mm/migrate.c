@@ -38,12 +38,6 @@
 #define MIGRATEPAGE_SUCCESS 0
 #define MIGRATEPAGE_UNMAP 1
 
-static uint64_t high_wmark_pages(const struct sim *s)
-{
-	/* about min_free_kbytes * 1.5 spread over the node: 1/1024 of it */
-	return (s->m.mem_per_node_mib << (20 - PAGE_SHIFT)) / 1024;
-}
-
 int folio_total_mapcount(struct folio folio)
 {
 	int n = 0, pmd = 0;
@@ -78,7 +72,7 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 	if (s->k.thp_migrate_refuse_shared && folio_test_large(folio) &&
 	    folio_total_mapcount(folio) > 1)
 		return -EAGAIN;
-	if (s->node_free_pages[node] < high_wmark_pages(s) + nr)
+	if (s->node_free_pages[node] < high_wmark_pages(&s->pgdat[node]) + nr)
 		return -EAGAIN;
 	if (folio.fs->pg[folio.idx].flags & FOLIO_ISOLATED) {
 		/* folio_isolate_lru fails: already being migrated, or on a

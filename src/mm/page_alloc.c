@@ -5,8 +5,53 @@
 #include "linux/mmzone.h"
 #include "kernel/sim.h"
 
+/* int_sqrt */
+static uint64_t isqrt(uint64_t x)
+{
+	uint64_t r = 0;
+	for (uint64_t b = 1ull << 62; b; b >>= 2) {
+		if (x >= r + b) {
+			x -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+	}
+	return r;
+}
+
+#define WATERMARK_SCALE_FACTOR 10 /* vm.watermark_scale_factor's default */
+
+/* calculate_min_free_kbytes and __setup_per_zone_wmarks (v6.12; WMARK_PROMO
+ * since v6.1): min_free_kbytes = sqrt(16 x memory in KiB), clamped to
+ * 128 KiB .. 256 MiB, split over the nodes by size; low and high add
+ * max(min / 4, 0.1% of the node) each, promo once more.  The model has one
+ * zone per node, all of it managed.  Left out: the larger min_free_kbytes
+ * khugepaged sets when THP is enabled (set_recommended_min_free_kbytes),
+ * watermark boosting, lowmem reserves. */
+static void setup_per_zone_wmarks(struct sim *s)
+{
+	uint64_t total = 0;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		total += machine_node_pages(&s->m, n);
+	uint64_t min_free_kbytes = isqrt(total * (PAGE_SIZE >> 10) * 16);
+	min_free_kbytes = min_free_kbytes < 128 ? 128 : min_free_kbytes > 262144 ? 262144 : min_free_kbytes;
+	uint64_t pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		uint64_t managed = machine_node_pages(&s->m, n), *w = s->pgdat[n].watermark;
+		uint64_t min = total ? pages_min * managed / total : 0;
+		uint64_t scale = managed * WATERMARK_SCALE_FACTOR / 10000;
+		uint64_t step = min >> 2 > scale ? min >> 2 : scale;
+		w[WMARK_MIN] = min;
+		w[WMARK_LOW] = min + step;
+		w[WMARK_HIGH] = w[WMARK_LOW] + step;
+		w[WMARK_PROMO] = w[WMARK_HIGH] + step;
+	}
+}
+
 void pgdat_init(struct sim *s)
 {
+	setup_per_zone_wmarks(s);
 	for (int n = 0; n < s->m.nr_nodes; n++) {
 		struct pglist_data *pg = &s->pgdat[n];
 		uint64_t pages = s->node_free_pages[n];
@@ -78,6 +123,13 @@ void free_pages_node(struct sim *s, int nid, unsigned order)
 }
 
 /* The names of mm/vmstat.c's vmstat_text. */
+const char *const node_stat_names[NR_NODE_STAT_ITEMS] = {
+	[PGPROMOTE_SUCCESS] = "pgpromote_success",
+	[PGPROMOTE_CANDIDATE] = "pgpromote_candidate",
+	[PGDEMOTE_KSWAPD] = "pgdemote_kswapd",
+	[PGDEMOTE_DIRECT] = "pgdemote_direct",
+};
+
 const char *const numa_stat_names[NR_NUMA_STAT_ITEMS] = {
 	[NUMA_HIT] = "numa_hit",
 	[NUMA_MISS] = "numa_miss",

@@ -29,6 +29,8 @@
 #include "linux/cpumask.h"
 #include "linux/migrate.h"
 #include "linux/huge_mm.h"
+#include "linux/memory-tiers.h"
+#include "linux/sched/numa_balancing.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define STR_(x) #x
@@ -47,10 +49,12 @@
 enum key_id {
 	K_SOCKETS, K_NODES_PER_SOCKET, K_CORES_PER_NODE, K_THREADS_PER_CORE, K_CPUS,
 	K_MEM_PER_NODE, K_FLUSH_ENGINE, K_TLB_ENTRIES, K_HZ, K_DIST_SAME, K_DIST_REMOTE, K_REPEAT_TLBI, K_TLBI_RANGE, K_CPU_GHZ, K_MEM_BW, K_LINK_BW,
+	K_MEMORY_NODES, K_MEMORY_NODE_GIB, K_MEMORY_NODE_LAT, K_MEMORY_NODE_BW,
 #define COST_ID(f) K_COST_##f,
 	COST_FIELDS(COST_ID)
 #undef COST_ID
 	K_NUMA_BALANCING, K_SCAN_DELAY, K_SCAN_MIN, K_SCAN_MAX, K_SCAN_SIZE, K_FLUSH_CEILING,
+	K_HOT_THRESHOLD, K_PROMOTE_RATE, K_DEMOTION_ENABLED,
 	K_THP_ENABLED, K_THP_DEFRAG, K_THP_16K, K_THP_32K, K_THP_64K, K_THP_128K, K_THP_256K,
 	K_THP_512K, K_THP_1M, K_THP_2M,
 	K_PROCESSES, K_THREADS, K_MEMORY, K_PRIVATE_FRACTION, K_PRIVATE_SHARE,
@@ -89,6 +93,7 @@ enum key_type {
 	KT_MADV,         /* enum madv_hugepage */
 	KT_PARTIAL_OP,   /* enum thp_partial_op */
 	KT_PARTIAL_PATTERN, /* enum thp_partial_pattern */
+	KT_SOCKET_LIST,  /* struct machine's memory nodes: the socket of each */
 };
 
 struct key_def {
@@ -139,6 +144,15 @@ static const struct key_def keys[NR_KEYS] = {
 	[K_CPU_GHZ] = { "machine", "cpu_ghz", KT_DOUBLE, OFF(m.cpu_ghz), 0, 100, true, 0 },
 	[K_MEM_BW] = { "machine", "mem_bw_gbs", KT_DOUBLE, OFF(m.mem_bw_gbs), 0, 1e6, false, 0 },
 	[K_LINK_BW] = { "machine", "link_bw_gbs", KT_DOUBLE, OFF(m.link_bw_gbs), 0, 1e6, false, 0 },
+	/* CPU-less memory nodes (machine.h): the socket each hangs off, e.g.
+	 * 0,1 for one per socket; one latency, bandwidth and size for all */
+	[K_MEMORY_NODES] = { "machine", "memory_nodes", KT_SOCKET_LIST, OFF(m), 0, 0, false, 0 },
+	[K_MEMORY_NODE_GIB] = { "machine", "memory_node_gib", KT_GIB_TO_MIB, OFF(m.memory_node_mib),
+				0, 1 << 30, true, 0 },
+	[K_MEMORY_NODE_LAT] = { "machine", "memory_node_latency_ns", KT_DOUBLE,
+				OFF(m.memory_node_latency_ns), 1, 1e6, false, 0 },
+	[K_MEMORY_NODE_BW] = { "machine", "memory_node_bw_gbs", KT_DOUBLE, OFF(m.memory_node_bw_gbs),
+			       0, 1e6, false, 0 },
 	[K_REPEAT_TLBI] = { "machine", "arm64_repeat_tlbi", KT_BOOL, OFF(m.arm64_repeat_tlbi),
 			    0, 0, false, 0 },
 	[K_TLBI_RANGE] = { "machine", "arm64_tlbi_range", KT_BOOL, OFF(m.arm64_tlbi_range),
@@ -158,6 +172,15 @@ static const struct key_def keys[NR_KEYS] = {
 			 OFF(t.scan_period_max_ms), 1, 1e9, false, 0 },
 	[K_SCAN_SIZE] = { "tunables", "numa_balancing.scan_size_mb", KT_UINT,
 			  OFF(t.scan_size_mb), 1, 1 << 24, false, 0 },
+	/* memory tiering: debugfs numa_balancing/hot_threshold_ms, sysctl
+	 * kernel.numa_balancing_promote_rate_limit_MBps and
+	 * /sys/kernel/mm/numa/demotion_enabled */
+	[K_HOT_THRESHOLD] = { "tunables", "numa_balancing.hot_threshold_ms", KT_UINT,
+			      OFF(t.hot_threshold_ms), 1, 1e9, false, 0 },
+	[K_PROMOTE_RATE] = { "tunables", "kernel.numa_balancing_promote_rate_limit_MBps", KT_UINT,
+			     OFF(t.promote_rate_limit_mbps), 0, 1e9, false, 0 },
+	[K_DEMOTION_ENABLED] = { "tunables", "numa.demotion_enabled", KT_BOOL,
+				 OFF(t.demotion_enabled), 0, 0, false, 0 },
 	[K_FLUSH_CEILING] = { "tunables", "x86.tlb_single_page_flush_ceiling", KT_INT,
 			      OFF(m.tlb_single_page_flush_ceiling), 0, 1 << 30, false, 0 },
 	/* /sys/kernel/mm/transparent_hugepage/ by their file names */
@@ -569,6 +592,38 @@ static int parse_first_touch(const char *v, struct first_touch_policy *pol, char
 	return 0;
 }
 
+/* machine.memory_nodes: the sockets of the CPU-less nodes, one number per
+ * node ("0,1"; "0,0" two on socket 0); empty for none.  machine_finish
+ * checks each names a socket of the machine. */
+static int parse_socket_list(const char *v, struct machine *m, char *why, size_t len)
+{
+	const char *p = v;
+	int n = 0;
+	while (*p) {
+		long sock;
+		if (n == MAX_NUMNODES || !node_number(&p, 127, &sock) || (*p && *p != ','))
+			goto bad;
+		m->memory_node_socket[n++] = (int8_t)sock;
+		if (*p == ',' && !*++p)
+			goto bad;
+	}
+	m->nr_memory_nodes = n;
+	return 0;
+bad:
+	snprintf(why, len, "'%s' is not a list of sockets (e.g. 0,1: one CPU-less node on each of "
+		 "sockets 0 and 1; at most %d nodes, sockets below 128)", v, MAX_NUMNODES);
+	return -1;
+}
+
+/* machine.memory_nodes as the file writes it. */
+static void socket_list_text(const struct machine *m, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < m->nr_memory_nodes && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", m->memory_node_socket[i]);
+}
+
 /* Parse @v into key @k.  On error, @why says what is wrong (no prefix). */
 static int assign(struct scenario *sc, int k, const char *v, char *why, size_t len)
 {
@@ -585,6 +640,8 @@ static int assign(struct scenario *sc, int k, const char *v, char *why, size_t l
 		return 0;
 	case KT_FIRST_TOUCH:
 		return parse_first_touch(v, (struct first_touch_policy *)field(sc, k), why, len);
+	case KT_SOCKET_LIST:
+		return parse_socket_list(v, &sc->m, why, len);
 	case KT_BIND:
 		if (parse_name(v, thread_bind_names, NR_THREAD_BIND, &e, why, len))
 			return -1;
@@ -641,6 +698,9 @@ static void scenario_defaults(struct scenario *sc, const char *name, const char 
 	sc->t.scan_period_min_ms = 1000;
 	sc->t.scan_period_max_ms = 60000;
 	sc->t.scan_size_mb = 256;
+	sc->t.hot_threshold_ms = 1000;           /* MSEC_PER_SEC (v5.19) */
+	sc->t.promote_rate_limit_mbps = 65536;   /* 64 GiB/s (v5.19) */
+	sc->t.demotion_enabled = false;          /* numa_demotion_enabled's default */
 	thp_tunables_defaults(&sc->t.thp);
 	snprintf(sc->kernel, sizeof(sc->kernel), "v7.3");
 	sc->seed = 1;
@@ -1022,6 +1082,11 @@ void scenario_get(const struct scenario *sc, int k, struct scenario_value *v)
 		v->type = SV_STRING;
 		v->s = thread_bind_names[*(const enum thread_bind *)f];
 		break;
+	case KT_SOCKET_LIST:
+		v->type = SV_STRING;
+		socket_list_text(&sc->m, v->buf, sizeof(v->buf));
+		v->s = v->buf;
+		break;
 	case KT_ACCESS:
 		v->type = SV_STRING;
 		v->s = access_pattern_names[*(const int *)f];
@@ -1225,12 +1290,56 @@ static int check_topology(struct scenario *sc, char *err, size_t errlen)
 static void fill_distances(struct scenario *sc)
 {
 	struct machine *m = &sc->m;
-	for (int i = 0; i < m->nr_nodes; i++)
-		for (int j = 0; j < m->nr_nodes; j++) {
+	for (int i = 0; i < m->nr_cpu_nodes; i++)
+		for (int j = 0; j < m->nr_cpu_nodes; j++) {
 			bool same = i / m->nodes_per_socket == j / m->nodes_per_socket;
 			m->distance[i][j] = i == j ? 10
 				: same ? sc->distance_same_socket : sc->distance_remote;
 		}
+	machine_memory_node_distances(m);
+}
+
+/* Memory tiers: the CPU-less nodes' keys need nodes; tiering tunables need
+ * NUMA_BALANCING_MEMORY_TIERING; that mode and demotion need a slow tier. */
+static int check_tiers(const struct scenario *sc, char *err, size_t errlen)
+{
+	const struct machine *m = &sc->m;
+	static const int node_keys[] = { K_MEMORY_NODE_GIB, K_MEMORY_NODE_LAT, K_MEMORY_NODE_BW };
+	for (size_t i = 0; !m->nr_memory_nodes && i < ARRAY_SIZE(node_keys); i++)
+		if (sc->origin[node_keys[i]].seq)
+			return vfail(sc, node_keys[i], err, errlen, "the machine has no CPU-less node "
+				     "to describe (machine.memory_nodes lists them by socket, e.g. 0,1)");
+	static const int tier_keys[] = { K_HOT_THRESHOLD, K_PROMOTE_RATE };
+	for (size_t i = 0; i < ARRAY_SIZE(tier_keys); i++)
+		if (sc->origin[tier_keys[i]].seq && !(sc->t.numa_balancing & NUMA_BALANCING_MEMORY_TIERING)) {
+			const int ks[] = { tier_keys[i], K_NUMA_BALANCING };
+			return vfail_keys(sc, ks, 2, err, errlen, "%s acts only in memory tiering mode, "
+					  "but kernel.numa_balancing is %d (2 or 3 is tiering)",
+					  keys[tier_keys[i]].name, sc->t.numa_balancing);
+		}
+	struct memory_tiers mt;
+	memory_tiers_init(m, &mt);
+	if (mt.has_slow_tier)
+		return 0;
+	char why[200];
+	if (m->nr_memory_nodes)
+		snprintf(why, sizeof(why), ": its CPU-less nodes' abstract distance, %d from %g ns and "
+			 "%g GB/s, falls in DRAM's tier (%d), so they are top tier too",
+			 mt.adistance[m->nr_cpu_nodes], m->memory_node_latency_ns,
+			 m->memory_node_bw_gbs, MEMTIER_ADISTANCE_DRAM);
+	else
+		snprintf(why, sizeof(why), " (machine.memory_nodes adds CPU-less nodes, e.g. 0,1)");
+	if (sc->t.numa_balancing & NUMA_BALANCING_MEMORY_TIERING) {
+		const int ks[] = { K_NUMA_BALANCING, K_MEMORY_NODES, K_MEMORY_NODE_LAT };
+		return vfail_keys(sc, ks, 3, err, errlen, "%d asks for memory tiering, but the machine "
+				  "has no slower tier to promote from%s", sc->t.numa_balancing, why);
+	}
+	if (sc->t.demotion_enabled) {
+		const int ks[] = { K_DEMOTION_ENABLED, K_MEMORY_NODES, K_MEMORY_NODE_LAT };
+		return vfail_keys(sc, ks, 3, err, errlen, "the machine has no slower tier to demote "
+				  "to%s", why);
+	}
+	return 0;
 }
 
 static int check_tunables(const struct scenario *sc, char *err, size_t errlen)
@@ -1335,11 +1444,11 @@ static void mem_layout(const struct workload_params *w, struct mem_layout *l)
 	l->shared = round_pmd(total - (priv < total ? priv : total));
 }
 
-static uint64_t nodes_pages(const struct machine *m, uint64_t mask, uint64_t node_pages)
+static uint64_t nodes_pages(const struct machine *m, uint64_t mask)
 {
 	uint64_t n = 0;
 	for (int nid = 0; nid < m->nr_nodes; nid++)
-		n += (mask >> nid) & 1 ? node_pages : 0;
+		n += (mask >> nid) & 1 ? machine_node_pages(m, nid) : 0;
 	return n;
 }
 
@@ -1456,7 +1565,8 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 	const struct workload_params *w = &sc->w;
 	const struct machine *m = &sc->m;
 	struct mem_layout l;
-	uint64_t node_pages = m->mem_per_node_mib << 8;
+	uint64_t node_pages = w->eat_node >= 0 && w->eat_node < m->nr_nodes
+				      ? machine_node_pages(m, w->eat_node) : machine_node_pages(m, 0);
 	uint64_t eat = (uint64_t)(w->eat_gib * PAGES_PER_GIB);
 	double node_gib = (double)node_pages / PAGES_PER_GIB;
 	if (eat > node_pages)
@@ -1467,12 +1577,18 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 		return -1;
 	uint64_t procs = (uint64_t)w->processes;
 	uint64_t shared = l.shared * (w->map_shared ? 1 : procs), priv = l.priv * procs;
-	uint64_t total = shared + priv, cap = node_pages * (uint64_t)m->nr_nodes - eat;
+	uint64_t all = m->nr_nodes >= 64 ? ~0ull : (1ull << m->nr_nodes) - 1;
+	uint64_t total = shared + priv, cap = nodes_pages(m, all) - eat;
+	char tiers[96] = "";
+	if (m->nr_memory_nodes)
+		snprintf(tiers, sizeof(tiers), " + %d CPU-less x %g GiB", m->nr_memory_nodes,
+			 (double)m->memory_node_mib / 1024);
 	if (total > cap)
 		return vfail(sc, K_MEMORY, err, errlen,
-			     "needs %g GiB but the machine has %g GiB (%d nodes x %g GiB%s)",
-			     (double)total / PAGES_PER_GIB, (double)cap / PAGES_PER_GIB, m->nr_nodes,
-			     node_gib, eat ? ", less the eater" : "");
+			     "needs %g GiB but the machine has %g GiB (%d nodes x %g GiB%s%s)",
+			     (double)total / PAGES_PER_GIB, (double)cap / PAGES_PER_GIB,
+			     m->nr_cpu_nodes, (double)m->mem_per_node_mib / 1024, tiers,
+			     eat ? ", less the eater" : "");
 	const struct { int key; const struct first_touch_policy *pol; uint64_t pages; } regions[] = {
 		{ K_SHARED_FT, &w->shared_first_touch, shared }, { K_PRIVATE_FT, &w->private_first_touch, priv },
 	};
@@ -1484,7 +1600,7 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 		for (size_t j = 0; j < ARRAY_SIZE(regions); j++)
 			if (regions[j].pol->mode == FT_BIND && (regions[j].pol->nodes & pol->nodes))
 				need += regions[j].pages;
-		uint64_t room = nodes_pages(m, pol->nodes, node_pages);
+		uint64_t room = nodes_pages(m, pol->nodes);
 		if (w->eat_gib > 0 && (pol->nodes >> w->eat_node) & 1)
 			room -= eat;
 		if (need > room)
@@ -1529,7 +1645,7 @@ int scenario_validate(struct scenario *sc, char *err, size_t errlen)
 	if (check_topology(sc, err, errlen))
 		return -1;
 	fill_distances(sc);
-	if (check_tunables(sc, err, errlen) || check_threads(sc, err, errlen) ||
+	if (check_tiers(sc, err, errlen) || check_tunables(sc, err, errlen) || check_threads(sc, err, errlen) ||
 	    check_thp(sc, err, errlen) || check_policies(sc, err, errlen))
 		return -1;
 	return check_memory(sc, err, errlen);

@@ -23,6 +23,8 @@
 #define W_COSTS "a cost of numasim's machine model; a real machine has its own"
 #define W_MODEL "a parameter of numasim's machine model that numaload can neither set nor check"
 #define W_KERNEL "the running kernel is the kernel; give numasim the matching base with --kernel"
+#define W_TIER "numaload leaves memory tiering's tunables as the kernel has them and " \
+	       "runs on the machine's own nodes (numasim's CPU-less nodes are a model's)"
 #define W_UNKNOWN "numaload does not know this key (add it to tools/numaload/keys.c)"
 
 static int first_touch_limit(const struct scenario *sc, int k, char *why, size_t len);
@@ -57,6 +59,9 @@ static const struct nl_key {
 	{ "numa_balancing.scan_size_mb", NL_WRITE, NULL, NULL },
 	{ "x86.tlb_single_page_flush_ceiling", NL_WRITE, NULL, NULL },
 	{ "transparent_hugepage.*", NL_OFF, W_THP, NULL },
+	{ "numa_balancing.hot_threshold_ms", NL_NEVER, W_TIER, NULL },
+	{ "kernel.numa_balancing_promote_rate_limit_MBps", NL_NEVER, W_TIER, NULL },
+	{ "numa.demotion_enabled", NL_NEVER, W_TIER, NULL },
 
 	{ "workload.processes", NL_HONOUR, NULL, NULL },
 	{ "workload.threads", NL_HONOUR, NULL, NULL },

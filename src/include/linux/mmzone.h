@@ -19,8 +19,36 @@
 #define PAGEBLOCK_ORDER 9
 #define PAGEBLOCK_NR_PAGES (1ul << PAGEBLOCK_ORDER)
 
+enum zone_watermarks {
+	WMARK_MIN,
+	WMARK_LOW,
+	WMARK_HIGH,
+	WMARK_PROMO,  /* v6.1: where kswapd stops when tiering promotes */
+	NR_WMARK
+};
+
+/* Node statistics of the memory-tiering paths (enum node_stat_item's
+ * PGPROMOTE_* and PGDEMOTE_*), per node: the candidate count is what the
+ * promotion rate limit reads. */
+enum node_stat_item {
+	PGPROMOTE_SUCCESS,
+	PGPROMOTE_CANDIDATE,
+	PGDEMOTE_KSWAPD,
+	PGDEMOTE_DIRECT,
+	NR_NODE_STAT_ITEMS
+};
+extern const char *const node_stat_names[NR_NODE_STAT_ITEMS];
+
 struct pglist_data {
 	uint64_t nr_free[NR_PAGE_ORDERS];  /* free_area[order].nr_free */
+	uint64_t watermark[NR_WMARK];      /* the node's one zone's _watermark[] */
+	uint64_t stat[NR_NODE_STAT_ITEMS]; /* node_page_state */
+	/* memory tiering's promotion (kernel/sched/fair.c), on the fast node */
+	unsigned nbp_rl_start;             /* ms: the rate limit's window start */
+	uint64_t nbp_rl_nr_cand;           /* candidates at that start */
+	unsigned nbp_th_start;             /* ms: the threshold's adjust period start */
+	uint64_t nbp_th_nr_cand;
+	unsigned nbp_threshold;            /* ms, 0: the default */
 	/* compaction (mm/compaction.c) */
 	int kcompactd_max_order;           /* the largest order asked for since it last ran, -1: none */
 	uint32_t compact_cursor;           /* where the migrate scanner resumes: a table id ... */
@@ -34,8 +62,13 @@ struct pglist_data {
 
 struct sim;
 
-/* Set every node's free blocks from the machine's memory. */
+/* Set every node's free blocks from the machine's memory, and its
+ * watermarks (setup_per_zone_wmarks). */
 void pgdat_init(struct sim *s);
+static inline uint64_t min_wmark_pages(const struct pglist_data *pg) { return pg->watermark[WMARK_MIN]; }
+static inline uint64_t low_wmark_pages(const struct pglist_data *pg) { return pg->watermark[WMARK_LOW]; }
+static inline uint64_t high_wmark_pages(const struct pglist_data *pg) { return pg->watermark[WMARK_HIGH]; }
+static inline uint64_t promo_wmark_pages(const struct pglist_data *pg) { return pg->watermark[WMARK_PROMO]; }
 /* Allocate one block of @order on node @nid; false if it has none that large. */
 bool alloc_pages_node(struct sim *s, int nid, unsigned order);
 /* @nr base pages on @nid, as order-0 allocations would take them (smallest

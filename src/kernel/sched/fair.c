@@ -563,14 +563,27 @@ bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct fol
 
 /* ---- fault statistics, groups, placement ------------------------------- */
 
+/* numa_nearest_node(@nid, N_CPU): the node with CPUs nearest @nid, the
+ * lowest-numbered of equals. */
+static int nearest_cpu_node(const struct sim *s, int nid)
+{
+	int best = 0;
+	for (int n = 1; n < s->m.nr_cpu_nodes; n++)
+		if (s->m.distance[nid][n] < s->m.distance[nid][best])
+			best = n;
+	return best;
+}
+
+/* Over the nodes with CPUs (for_each_node_state(nid, N_CPU)): the CPU
+ * faults of a CPU-less node are always 0. */
 static void numa_group_count_active_nodes(struct sim *s, struct numa_group *g)
 {
 	unsigned long max_faults = 0;
 	int active = 0;
-	for (int nid = 0; nid < s->m.nr_nodes; nid++)
+	for (int nid = 0; nid < s->m.nr_cpu_nodes; nid++)
 		if (group_faults_cpu(s, g, nid) > max_faults)
 			max_faults = group_faults_cpu(s, g, nid);
-	for (int nid = 0; nid < s->m.nr_nodes; nid++)
+	for (int nid = 0; nid < s->m.nr_cpu_nodes; nid++)
 		if (group_faults_cpu(s, g, nid) * ACTIVE_NODE_FRACTION > max_faults)
 			active++;
 	g->max_faults_cpu = max_faults;
@@ -686,6 +699,11 @@ void task_numa_placement(struct sim *s, struct task_struct *p)
 			max_nid = nid;
 		}
 	}
+	/* A task cannot run on a CPU-less node: the nearest node with CPUs
+	 * (numa_nearest_node(max_nid, N_CPU), v6.7; an open-coded search
+	 * since v5.18's 0fb3978b0aac, which the model applies to every base) */
+	if (max_faults && !machine_node_has_cpus(&s->m, max_nid))
+		max_nid = nearest_cpu_node(s, max_nid);
 	if (ng)
 		numa_group_count_active_nodes(s, ng);
 	if (max_faults && max_nid != p->numa_preferred_nid)
@@ -952,7 +970,7 @@ int task_numa_migrate(struct sim *s, struct task_struct *p)
 	task_numa_find_cpu(s, &env, taskimp, groupimp);
 	/* other nodes if nothing was found, or the group spans several */
 	if (env.best_cpu < 0 || (p->numa_group && p->numa_group->active_nodes > 1)) {
-		for (int nid = 0; nid < s->m.nr_nodes; nid++) {
+		for (int nid = 0; nid < s->m.nr_cpu_nodes; nid++) { /* N_CPU */
 			if (nid == env.src_nid || nid == p->numa_preferred_nid)
 				continue;
 			taskimp = task_weight(s, p, nid) - taskweight;
@@ -1223,7 +1241,7 @@ static int sis_util_limit(const struct sim *s, int cpu)
 
 static bool core_idle(const struct sim *s, int cpu)
 {
-	int cores = s->m.nr_nodes * s->m.cores_per_node;
+	int cores = s->m.nr_cpu_nodes * s->m.cores_per_node;
 	for (int k = 0; k < s->m.threads_per_core; k++)
 		if (!available_idle_cpu(s, cpu_core_id(&s->m, cpu) + k * cores))
 			return false;

@@ -57,7 +57,7 @@ void sched_topology_free(struct sched_topology *t);
 /* The core (SMT group) of a CPU, and whether two CPUs share the LLC. */
 static inline int cpu_core_id(const struct machine *m, int cpu)
 {
-	return cpu % (m->nr_nodes * m->cores_per_node);
+	return cpu % (m->nr_cpu_nodes * m->cores_per_node);
 }
 
 /* Where the @i-th thread a process starts lands: fork balancing spreads
@@ -65,10 +65,10 @@ static inline int cpu_core_id(const struct machine *m, int cpu)
  * siblings; more threads than CPUs wrap round. */
 static inline int fork_spread_cpu(const struct machine *m, int i)
 {
-	int cores = m->nr_nodes * m->cores_per_node;
+	int cores = m->nr_cpu_nodes * m->cores_per_node;
 	int k = i % m->nr_cpus;
 	int sib = k / cores, rest = k % cores;
-	return sib * cores + (rest % m->nr_nodes) * m->cores_per_node + rest / m->nr_nodes;
+	return sib * cores + (rest % m->nr_cpu_nodes) * m->cores_per_node + rest / m->nr_cpu_nodes;
 }
 
 #endif
