@@ -310,6 +310,10 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 		goto oom;
 	for (int c = 0; c < s->m.nr_cpus; c++)
 		s->cpus[c].node = machine_cpu_node(&s->m, c);
+	memory_tiers_init(&s->m, &s->tiers);
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		if (memtier_node_is_toptier(&s->tiers, n))
+			s->toptier_mask |= 1ull << n;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->node_free_pages[n] = machine_node_pages(&s->m, n);
 	/* a memory eater: a process that only holds memory on one node */

@@ -14,6 +14,7 @@
 
 #include "kernel/variants.h"
 #include "linux/huge_mm.h"
+#include "linux/memory-tiers.h"
 #include "linux/mm_types.h"
 #include "linux/mmdebug.h"
 #include "linux/mmzone.h"
@@ -177,7 +178,35 @@ struct sim {
 	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
 	bool stop;                        /* end the run at the next event (trace over its limit) */
 	struct tlb_oracle *oracle;        /* the TLB oracle (linux/tlb_oracle.h), NULL when off */
+	struct memory_tiers tiers;        /* mm/memory-tiers.c, from the machine */
+	uint64_t toptier_mask;            /* node_is_toptier, as a node mask */
+	uint64_t kswapd_wakes;            /* wakeup_kswapd calls (promotion short of room) */
 };
+
+/* node_is_toptier (mm/memory-tiers.c). */
+static inline bool node_is_toptier(const struct sim *s, int nid)
+{
+	return (s->toptier_mask >> nid) & 1;
+}
+
+/* The sched_numa_balancing static key: on in every mode but 0. */
+static inline bool sched_numa_balancing(const struct sim *s)
+{
+	return s->t.numa_balancing != 0;
+}
+
+/* sysctl_numa_balancing_mode & NUMA_BALANCING_MEMORY_TIERING (2). */
+static inline bool numa_tiering_mode(const struct sim *s)
+{
+	return s->t.numa_balancing & 2;
+}
+
+/* folio_use_access_time (v6.12 open-codes it): in tiering mode a slow-tier
+ * folio's last_cpupid holds the time it was last scanned, in ms. */
+static inline bool folio_use_access_time(const struct sim *s, int folio_nid)
+{
+	return numa_tiering_mode(s) && !node_is_toptier(s, folio_nid);
+}
 
 /* Per simulated second: what the plots draw.  The counter columns are the
  * increase of a cumulative count in each second (TS_* order). */
@@ -268,6 +297,11 @@ static inline uint64_t msecs_to_jiffies(const struct sim *s, uint64_t ms)
 static inline uint64_t jiffies(const struct sim *s)
 {
 	return ns_to_jiffies(s, sim_now(s));
+}
+/* jiffies_to_msecs, truncated to the unsigned int the kernel returns. */
+static inline unsigned jiffies_to_msecs(const struct sim *s, uint64_t j)
+{
+	return (unsigned)(j * 1000 / (uint64_t)s->m.hz);
 }
 /* The first ns at which jiffies passes @j (is j + 1), or UINT64_MAX where
  * that is past 2^64 - 1 ns.  Below 2^32 jiffies the product cannot

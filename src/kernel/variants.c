@@ -53,6 +53,7 @@ static void base_v6_1(struct kernel_config *k)
 	k->sis_util = true;
 	k->imb_numa_nr = true;
 	k->huge_pmd_immediate_flush = false; /* 4a18419f71cd, v5.19 */
+	k->memory_tiering = true;          /* c574bbe91703, v5.18; the hot-page selection, v6.0 */
 }
 
 static void base_v6_3(struct kernel_config *k)
@@ -127,6 +128,7 @@ static void base_v7_3(struct kernel_config *k)
 	k->x86_invlpgb = true;             /* v6.15 */
 	k->flush_pending_dsb_only = false; /* 4b634918384c, v6.16: flush_tlb_mm on every arch */
 	k->pmd_prot_numa_checks = true;    /* v6.19 */
+	k->promote_candidate_nrl = true;   /* 2025 (v6.17/v6.18, release not confirmed) */
 }
 
 static const struct base_def bases[] = {
@@ -194,6 +196,7 @@ static const struct switch_def switches[] = {
 	SW(mthp_alloc), SW(mthp_stats), SW(mthp_numa), SW(split_unmap_batch),
 	SW(split_folios_own_batch), SW(migrate_split_deferred), SW(partially_mapped_flag),
 	SW(compact_large_folios), SW(degrades_locality_signed), SW(numa_locality_reset),
+	SW(memory_tiering), SW(promote_candidate_nrl),
 	PATCH_SW(single_folio_v1), PATCH_SW(single_folio_v2), PATCH_SW(flush_side),
 	PATCH_SW(no_pending_check), PATCH_SW(pending_flag), PATCH_SW(flush_side_naive),
 };
@@ -321,6 +324,8 @@ static void clear_balancing_only(struct kernel_config *c)
 	c->thp_numa_generic = false;
 	c->thp_migrate_refuse_shared = false;
 	c->numa_locality_reset = false;    /* update_task_scan_period: placement only */
+	c->memory_tiering = false;         /* promotion: hint faults only */
+	c->promote_candidate_nrl = false;
 }
 
 bool kernel_config_same_unbalanced(const struct kernel_config *a, const struct kernel_config *b)

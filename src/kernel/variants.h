@@ -44,6 +44,9 @@ struct kernel_config {
 	bool compact_large_folios;   /* v6.9: compaction migrates folios of order > 0 (below its target order) */
 	/* scheduler (NUMA balancing) */
 	bool degrades_locality_signed; /* c3856c9ce6b8 (v6.14): migrate_degrades_locality returns src - dst weight; equal weights leave it to task_hot */
+	bool memory_tiering;         /* c574bbe91703 (v5.18): kernel.numa_balancing 2/3 promote from slow tiers; with
+				      * 33024536bafd, c6833e10008f, c959924b0dc5 (v6.0): hot threshold, rate limit, auto-adjust */
+	bool promote_candidate_nrl;  /* Ruan Shiyang's PGPROMOTE_CANDIDATE fix (2025, v6.17/v6.18 [U]): pgpromote_candidate_nrl */
 	bool numa_locality_reset;    /* e81ee0630837 (v7.4 [U]; stable 6.12.117): update_task_scan_period clears numa_faults_locality when it slows down too */
 	/* patches */
 	bool single_folio_v1;        /* no TTU_BATCH_FLUSH for reason == MR_NUMA_MISPLACED */

@@ -372,8 +372,10 @@ long change_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64_
 	struct folio folio = page_folio(vma->store, vma_store_idx(vma, start));
 	bool spst = !(vma->vm_flags & VM_SHARED) && vma->vm_mm->mm_users == 1;
 	/* v6.19 applies folio_can_map_prot_numa to PMDs; before, only the
-	 * zero page, protnone and the tiering tests (not modelled) */
+	 * zero page, protnone and the tiering tests */
 	if (s->k.pmd_prot_numa_checks && !folio_can_map_prot_numa(folio, vma, spst))
+		return 0;
+	if (numa_tiering_mode(s) && !prot_numa_tier(s, folio, jiffies_to_msecs(s, jiffies(s))))
 		return 0;
 	if (s->oracle)
 		oracle_ctx_set(s, "change_huge_pmd");

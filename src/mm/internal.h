@@ -5,6 +5,7 @@
 #include "kernel/sim.h"
 #include "linux/mm.h"
 #include "linux/mmdebug.h" /* VM_BUG_ON: checked in the debug build */
+#include "linux/sched/numa_balancing.h"
 #include "linux/tlb_oracle.h"
 #include "workload/touch.h"
 
@@ -58,4 +59,19 @@ void do_huge_pmd_numa_page_migrated(struct sim *s, bool migrated);
 int split_folio(struct sim *s, struct folio folio);
 
 /* mm/compaction.c: the page count of a folio's pages on their node */
+/* change_pte_range's and change_huge_pmd's memory-tiering part (v6.12, since c574bbe91703 and
+ * 33024536bafd): with NUMA_BALANCING_NORMAL off, a top-tier folio is not
+ * hinted (only promotion would act on its fault); in tiering mode a
+ * slow-tier folio made PROT_NONE records the scan time, which its hint
+ * fault reads (numa_hint_fault_latency). */
+static inline bool prot_numa_tier(struct sim *s, struct folio folio, unsigned now_ms)
+{
+	int nid = folio_nid(folio);
+	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) && node_is_toptier(s, nid))
+		return false;
+	if (folio_use_access_time(s, nid))
+		folio_xchg_access_time(folio, now_ms);
+	return true;
+}
+
 #endif

@@ -7,7 +7,7 @@
  * when the simulated migration is done).  The PTL is modelled as the time
  * until which a table is held (pte_table.ptl_free_at).
  * Left out: the write-protect fault that follows a delayed mapping, zone
- * device folios, memory tiering.  The huge-PMD fault is in
+ * device folios.  The huge-PMD fault is in
  * mm/huge_memory.c. */
 #include "asm/tlbflush.h"
 #include "linux/migrate.h"
@@ -65,7 +65,10 @@ numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int 
 		*flags |= TNF_NO_GROUP;
 	if (folio_maybe_mapped_shared(folio) && (vma->vm_flags & VM_SHARED))
 		*flags |= TNF_SHARED;
-	*last_cpupid = (int)folio.fs->pg[folio.idx].last_cpupid;
+	/* in tiering mode a slow-tier folio's field holds its scan time, not
+	 * a cpupid: the fault statistics take the default */
+	*last_cpupid = folio_use_access_time(s, folio_nid(folio)) ? (int)LAST_CPUPID_UNSET
+								   : (int)folio.fs->pg[folio.idx].last_cpupid;
 	vma_set_access_pid_bit(s, vma);
 	count_vm_event(s, NUMA_HINT_FAULTS);
 	vma->vm_mm->hint_faults++;

@@ -72,8 +72,13 @@ int migrate_misplaced_folio_prepare(struct sim *s, struct folio folio,
 	if (s->k.thp_migrate_refuse_shared && folio_test_large(folio) &&
 	    folio_total_mapcount(folio) > 1)
 		return -EAGAIN;
-	if (s->node_free_pages[node] < high_wmark_pages(&s->pgdat[node]) + nr)
+	/* migrate_balanced_pgdat: avoid a node that is nearly full; in
+	 * tiering mode, wake its kswapd to make room (c574bbe91703) */
+	if (s->node_free_pages[node] < high_wmark_pages(&s->pgdat[node]) + nr) {
+		if (numa_tiering_mode(s))
+			wakeup_kswapd(s, node, folio_order(folio));
 		return -EAGAIN;
+	}
 	if (folio.fs->pg[folio.idx].flags & FOLIO_ISOLATED) {
 		/* folio_isolate_lru fails: already being migrated, or on a
 		 * migration call's list (the fault gets TNF_MIGRATE_FAIL) */
@@ -218,6 +223,10 @@ static void migrate_folio_move(struct sim *s, struct migrate_ctx *ctx, int i)
 	pages_moved(s, folio, from, to);
 	for (unsigned long k = 0; k < nr; k++)
 		folio.fs->pg[folio.idx + k].nid = (uint8_t)to;
+	/* folio_migrate_flags keeps last_cpupid, but in tiering mode a move
+	 * between tiers resets it: one side reads it as an access time */
+	if (numa_tiering_mode(s) && node_is_toptier(s, from) != node_is_toptier(s, to))
+		folio.fs->pg[folio.idx].last_cpupid = LAST_CPUPID_UNSET;
 	if (folio_flags2(folio) & FOLIO2_DEFERRED) { /* the new folio is queued on its node */
 		s->pgdat[from].split_queue_len--;
 		s->pgdat[to].split_queue_len++;
@@ -533,13 +542,18 @@ void migrate_misplaced_folio_begin(struct sim *s, struct migrate_ctx *ctx, struc
 	ctx->setup_prepaid = true; /* the fault path's step already took it */
 	/* v5.12 (before c5b5a3dd2c1f): a PMD-mapped THP takes the old path */
 	ctx->old_thp_path = !s->k.thp_numa_generic && folio_test_pmd_mappable(folio);
+	ctx->promote = numa_tiering_mode(s) && !node_is_toptier(s, folio_nid(folio)) &&
+		       node_is_toptier(s, node);
 	migrate_pages_begin(s, ctx);
 }
 
 int migrate_misplaced_folio_end(struct sim *s, struct migrate_ctx *ctx)
 {
 	int nr_remaining = migrate_pages_finish(s, ctx);
-	if (ctx->nr_succeeded)
+	if (ctx->nr_succeeded) {
 		count_vm_events(s, NUMA_PAGE_MIGRATE, ctx->nr_succeeded);
+		if (ctx->promote) /* counted on the target node (e39bb6be9f2b, v5.18) */
+			s->pgdat[ctx->target_nid].stat[PGPROMOTE_SUCCESS] += ctx->nr_succeeded;
+	}
 	return nr_remaining ? -EAGAIN : 0;
 }

@@ -111,7 +111,10 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	const bool small_test = pt.mthp_numa, anon = fs->anon;
 	uint64_t i = pte_index(vma, addr), iend = i + ((end - addr) >> PAGE_SHIFT);
 	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
-	const bool fast = prot_numa && small_test && !oracle;
+	/* tiering mode tests and stamps every folio: the loop below */
+	const bool tiering = prot_numa && numa_tiering_mode(s);
+	const unsigned now_ms = jiffies_to_msecs(s, jiffies(s));
+	const bool fast = prot_numa && small_test && !oracle && !tiering;
 	struct small_run run = { .ptes = ptes, .pg = fs->pg + pgoff, .pt = pt, .anon = anon,
 				 .last = UINT64_MAX };
 	for (; i < iend; i++) {
@@ -147,13 +150,16 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 				last_idx = pgoff + i;
 				if (!prot_numa_test_small(&pt, ps, anon))
 					continue;
+				if (tiering && !prot_numa_tier(s, page_folio(fs, pgoff + i), now_ms))
+					continue;
 			} else {
 				struct folio folio = page_folio(fs, pgoff + i);
 				bool same = folio_test_large(folio) && last_fs == folio.fs &&
 					    last_idx == folio.idx && pt.mthp_numa;
 				last_fs = folio.fs;
 				last_idx = folio.idx;
-				if (!same && !prot_numa_test(&pt, folio, pgoff + i)) {
+				if (!same && (!prot_numa_test(&pt, folio, pgoff + i) ||
+					      (tiering && !prot_numa_tier(s, folio, now_ms)))) {
 					/* skip the rest of this folio's PTEs in the table */
 					uint64_t fend = folio.idx + folio_nr_pages(folio) - pgoff;
 					if (fend > iend)

@@ -126,6 +126,7 @@ void free_pages_node(struct sim *s, int nid, unsigned order)
 const char *const node_stat_names[NR_NODE_STAT_ITEMS] = {
 	[PGPROMOTE_SUCCESS] = "pgpromote_success",
 	[PGPROMOTE_CANDIDATE] = "pgpromote_candidate",
+	[PGPROMOTE_CANDIDATE_NRL] = "pgpromote_candidate_nrl",
 	[PGDEMOTE_KSWAPD] = "pgdemote_kswapd",
 	[PGDEMOTE_DIRECT] = "pgdemote_direct",
 };

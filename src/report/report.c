@@ -171,7 +171,8 @@ static void text_convergence(const struct sim *s, FILE *out)
 			char what[32];
 			snprintf(what, sizeof(what), n < s->m.nr_nodes ? "node %d" : "the link", n);
 			fprintf(out, "  %-18s %s at its %g GB/s for %.2f s (latency up to %.2fx)\n",
-				"memory bandwidth", what, n < s->m.nr_nodes ? s->m.mem_bw_gbs : s->m.link_bw_gbs,
+				"memory bandwidth", what,
+				n < s->m.nr_nodes ? machine_node_bw_gbs(&s->m, n) : s->m.link_bw_gbs,
 				s->w.sat_ns[n] / 1e9, s->w.peak_q[n]);
 		}
 }
@@ -256,6 +257,29 @@ static json_t *json_convergence(const struct sim *s)
 
 /* ---- text --------------------------------------------------------------- */
 
+/* A node stat summed over the nodes, as /proc/vmstat prints it. */
+static unsigned long long node_stat_sum(const struct sim *s, enum node_stat_item i)
+{
+	unsigned long long sum = 0;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		sum += s->pgdat[n].stat[i];
+	return sum;
+}
+
+/* The memory tiers (mm/memory-tiers.c) and what ended where: a tiered
+ * machine's first question. */
+static void text_tiers(const struct sim *s, FILE *out)
+{
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		uint64_t size = machine_node_pages(&s->m, n), used = size - s->node_free_pages[n];
+		fprintf(out, "%s node %d: %s, tier %d (adistance %d), %s, %.2f of %.2f GiB in use\n",
+			n ? "          " : "tiers:    ", n,
+			machine_node_has_cpus(&s->m, n) ? "CPUs" : "CPU-less", memtier_of(&s->tiers, n),
+			s->tiers.adistance[n], node_is_toptier(s, n) ? "top tier" : "slow tier",
+			(double)used / (1 << 18), (double)size / (1 << 18));
+	}
+}
+
 static void text_header(const struct sim *s, const struct scenario *sc, FILE *out)
 {
 	fprintf(out, "numasim %s (build %s)\n", NUMASIM_VERSION, numasim_build_id);
@@ -266,6 +290,8 @@ static void text_header(const struct sim *s, const struct scenario *sc, FILE *ou
 	fprintf(out, "seed:      %llu\n", (unsigned long long)s->seed);
 	fprintf(out, "machine:   %d sockets, %d nodes, %d CPUs, %s\n", s->m.nr_sockets,
 		s->m.nr_nodes, s->m.nr_cpus, flush_engine_names[s->m.engine]);
+	if (s->m.nr_memory_nodes)
+		text_tiers(s, out);
 	fprintf(out, "refill:    a full flush costs a thread %.1f of %d entries (%.1f%%), %.2f us of "
 		"refill walks\n", s->tlb_reuse_entries, s->m.tlb_entries,
 		100 * s->tlb_reuse_entries / s->m.tlb_entries, s->tlb_refill_ns / 1000);
@@ -311,6 +337,10 @@ static void text_counters(const struct sim *s, FILE *out)
 	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		fprintf(out, "%s %llu\n", vm_event_names[i], vm_event_sum(s, (enum vm_event_item)i));
 	text_mthp_stats(s, out);
+	for (int i = 0; s->m.nr_memory_nodes && i < NR_NODE_STAT_ITEMS; i++)
+		fprintf(out, "%s %llu\n", node_stat_names[i], node_stat_sum(s, (enum node_stat_item)i));
+	if (s->m.nr_memory_nodes)
+		fprintf(out, "(kswapd woken for promotion: %llu)\n", (unsigned long long)s->kswapd_wakes);
 	fprintf(out, "\n/proc/interrupts\n");
 	fprintf(out, "TLB: %llu TLB shootdowns\n", (unsigned long long)tlb_interrupts(s));
 }
@@ -472,6 +502,10 @@ static json_t *json_counters(const struct sim *s)
 	for (int i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		json_object_set_new(o, vm_event_names[i],
 				    jint(vm_event_sum(s, (enum vm_event_item)i)));
+	/* the tiering node stats, summed as /proc/vmstat prints them, on a
+	 * machine with CPU-less nodes (elsewhere they stay 0) */
+	for (int i = 0; s->m.nr_memory_nodes && i < NR_NODE_STAT_ITEMS; i++)
+		json_object_set_new(o, node_stat_names[i], jint(node_stat_sum(s, (enum node_stat_item)i)));
 	for (int ord = 0; ord < NR_PAGE_ORDERS; ord++)
 		for (int i = 0; i < NR_MTHP_STAT_ITEMS; i++)
 			if (s->mthp_stats[ord][i]) {
@@ -531,6 +565,8 @@ static json_t *json_node_vmstat(const struct sim *s)
 		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
 			json_object_set_new(o, numa_stat_names[i],
 					    jint(s->node_numa[(size_t)n * NR_NUMA_STAT_ITEMS + (size_t)i]));
+		for (int i = 0; s->m.nr_memory_nodes && i < NR_NODE_STAT_ITEMS; i++)
+			json_object_set_new(o, node_stat_names[i], jint(s->pgdat[n].stat[i]));
 		/* the zone stat item, at the end of the run */
 		json_object_set_new(o, "nr_free_pages", jint(s->node_free_pages[n]));
 		json_array_append_new(a, o);

@@ -1669,8 +1669,13 @@ int scenario_to_sim(const struct scenario *sc, struct sim *s, char *err, size_t 
 		s->duration_ns = time_ns(v->duration_s, NSEC_PER_SEC);
 		s->compact_every_ns = time_ns(v->compact_every_s, NSEC_PER_SEC);
 		s->exact = v->exact;
-		if (kernel_config_parse(v->kernel, &s->k, err, errlen))
+		if (kernel_config_parse(v->kernel, &s->k, err, errlen)) {
 			rc = -1;
+		} else if ((v->t.numa_balancing & NUMA_BALANCING_MEMORY_TIERING) && !s->k.memory_tiering) {
+			static const int ks[] = { K_NUMA_BALANCING, K_KERNEL };
+			rc = vfail_keys(v, ks, 2, err, errlen, "%d is memory tiering mode, which %s does "
+					"not have (c574bbe91703, v5.18)", v->t.numa_balancing, v->kernel);
+		}
 	}
 	free(v);
 	return rc;

@@ -740,13 +740,18 @@ static bool bandwidth_unreachable(const struct sim *s)
 		if (s->w.mem_q[n] != 1)
 			return false;
 	double most = (double)s->nr_tasks * (1e9 / cpu * s->w.p.bytes_per_op) * (1 + 1e-6);
-	return (s->m.mem_bw_gbs <= 0 || most < s->m.mem_bw_gbs * 1e9) &&
-	       (s->m.link_bw_gbs <= 0 || most < s->m.link_bw_gbs * 1e9);
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		if (machine_node_bw_gbs(&s->m, n) > 0 && most >= machine_node_bw_gbs(&s->m, n) * 1e9)
+			return false;
+	return s->m.link_bw_gbs <= 0 || most < s->m.link_bw_gbs * 1e9;
 }
 
 static bool bandwidth_limited(const struct sim *s)
 {
-	return (s->m.mem_bw_gbs > 0 || s->m.link_bw_gbs > 0) && !bandwidth_unreachable(s);
+	bool any = s->m.link_bw_gbs > 0;
+	for (int n = 0; n < s->m.nr_nodes; n++)
+		any |= machine_node_bw_gbs(&s->m, n) > 0;
+	return any && !bandwidth_unreachable(s);
 }
 
 /* Task @t's bytes per second on each node and across the sockets, at
@@ -829,7 +834,7 @@ static bool solve_bandwidth(struct sim *s)
 		}
 		bool moved = false;
 		for (int n = 0; n < nodes; n++)
-			moved |= bw_step(&s->w.mem_q[n], node_bps[n], s->m.mem_bw_gbs);
+			moved |= bw_step(&s->w.mem_q[n], node_bps[n], machine_node_bw_gbs(&s->m, n));
 		moved |= bw_step(&s->w.link_q, link_bps, s->m.link_bw_gbs);
 		if (!moved)
 			break;

@@ -48,6 +48,7 @@ struct migrate_ctx {
 	bool enomem;                 /* a batch stopped on -ENOMEM: migrate_pages gives up */
 	bool setup_prepaid;          /* the caller's step already charged migrate_setup_ns */
 	bool old_thp_path;           /* v5.12's migrate_misplaced_transhuge_page */
+	bool promote;                /* a hint fault's move from a slow tier to the top one */
 };
 
 struct sim;

@@ -195,6 +195,23 @@ static inline bool prot_numa_test(const struct prot_numa_test *pt, struct folio 
 	return prot_numa_test_pre_mthp(pt, folio, idx);
 }
 int mpol_misplaced(struct folio folio, struct vm_area_struct *vma, uint64_t addr);
+
+/* The access time a slow-tier folio keeps in its last_cpupid field in
+ * tiering mode (linux/mm.h, v6.0): milliseconds, as many bits as the
+ * field has.  Debian's amd64 kernels have NR_CPUS 8192: LAST_CPUPID_SHIFT
+ * is 8 + 13 = 21 bits, at least PAGE_ACCESS_TIME_MIN_BITS (12), so no
+ * buckets and the time wraps every 2^21 ms (35 minutes). */
+#define LAST_CPUPID_SHIFT 21
+#define PAGE_ACCESS_TIME_BUCKETS 0
+#define PAGE_ACCESS_TIME_MASK ((1u << LAST_CPUPID_SHIFT) - 1)
+/* folio_xchg_access_time: store @time_ms, return the time stored before. */
+static inline unsigned folio_xchg_access_time(struct folio folio, unsigned time_ms)
+{
+	uint32_t *f = &folio.fs->pg[folio.idx].last_cpupid;
+	unsigned last = *f & PAGE_ACCESS_TIME_MASK;
+	*f = (time_ms >> PAGE_ACCESS_TIME_BUCKETS) & PAGE_ACCESS_TIME_MASK;
+	return last << PAGE_ACCESS_TIME_BUCKETS;
+}
 struct machine;
 struct first_touch_policy;
 /* The node a first touch under @pol goes to, for a page of 2 MiB chunk

@@ -33,6 +33,7 @@ enum zone_watermarks {
 enum node_stat_item {
 	PGPROMOTE_SUCCESS,
 	PGPROMOTE_CANDIDATE,
+	PGPROMOTE_CANDIDATE_NRL,  /* promoted with room to spare, no rate limit (2025) */
 	PGDEMOTE_KSWAPD,
 	PGDEMOTE_DIRECT,
 	NR_NODE_STAT_ITEMS
@@ -93,6 +94,9 @@ void zone_statistics(struct sim *s, int preferred, int nid, int local, unsigned 
 /* An MPOL_(WEIGHTED_)INTERLEAVE allocation landed on its interleave node. */
 void count_numa_interleave_hit(struct sim *s, int nid);
 void count_numa_interleave_hits(struct sim *s, int nid, unsigned long nr);
+
+/* mm/vmscan.c: wake node @nid's kswapd for an allocation of @order. */
+void wakeup_kswapd(struct sim *s, int nid, unsigned order);
 
 /* A free block of at least @order on @nid? */
 bool node_has_free_block(const struct sim *s, int nid, unsigned order);

@@ -616,7 +616,7 @@ void sched_timer(struct sim *s, uint32_t id, uint64_t now)
 
 void schedule_tick(struct sim *s, struct task_struct *p, uint64_t now)
 {
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || p->state != TASK_ON_CPU ||
+	if (!sched_numa_balancing(s) || p->state != TASK_ON_CPU ||
 	    p->syscall_caller)
 		return;
 	/* the wall time at which its CPU time passes the trigger, if it keeps

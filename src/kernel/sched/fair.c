@@ -531,15 +531,113 @@ bool task_numa_work_step(struct sim *s, struct task_struct *p)
 
 /* ---- the migration filter ---------------------------------------------- */
 
+/* ---- memory tiering: promotion (v6.12; c574bbe91703 v5.18, hot-page
+ * selection 33024536bafd, rate limit c6833e10008f, threshold adjust
+ * c959924b0dc5: v6.0) ----------------------------------------------------- */
+
+#define NUMA_MIGRATION_ADJUST_STEPS 16
+#define MSEC_PER_SEC 1000u
+#define ENOUGH_WMARK_PAGES (1ull << (30 - PAGE_SHIFT)) /* 1 GiB */
+
+/* pgdat_free_space_enough: the fast node has more free than its promo
+ * watermark plus max(1 GiB, 1/16 of the node): promote every hinted page,
+ * hot or not. */
+static bool pgdat_free_space_enough(const struct sim *s, int nid)
+{
+	uint64_t enough = machine_node_pages(&s->m, nid) >> 4;
+	if (enough < ENOUGH_WMARK_PAGES)
+		enough = ENOUGH_WMARK_PAGES;
+	return s->node_free_pages[nid] > promo_wmark_pages(&s->pgdat[nid]) + enough;
+}
+
+/* numa_hint_fault_latency: from the scan that made the folio PROT_NONE
+ * (its recorded access time) to this fault, in ms; the fault records its
+ * own time, so a second fault before the next scan measures from this one. */
+static unsigned numa_hint_fault_latency(struct sim *s, struct folio folio)
+{
+	unsigned now = jiffies_to_msecs(s, jiffies(s));
+	unsigned last = folio_xchg_access_time(folio, now);
+	return (now - last) & PAGE_ACCESS_TIME_MASK;
+}
+
+/* numa_promotion_rate_limit: count the candidate; true (do not promote)
+ * once this one-second window's candidates reach @rate_limit pages. */
+static bool numa_promotion_rate_limit(struct sim *s, struct pglist_data *pg,
+				      uint64_t rate_limit, unsigned long nr)
+{
+	unsigned now = jiffies_to_msecs(s, jiffies(s));
+	pg->stat[PGPROMOTE_CANDIDATE] += nr;
+	uint64_t nr_cand = pg->stat[PGPROMOTE_CANDIDATE];
+	if (now - pg->nbp_rl_start > MSEC_PER_SEC) {
+		pg->nbp_rl_start = now;
+		pg->nbp_rl_nr_cand = nr_cand;
+	}
+	return nr_cand - pg->nbp_rl_nr_cand >= rate_limit;
+}
+
+/* numa_promotion_adjust_threshold: once a scan_period_max, compare the
+ * period's candidates with what the rate limit allows in it: 10% more
+ * lowers the threshold a step (1/16 of twice the default, not below one
+ * step), 10% fewer raises it (up to twice the default). */
+static void numa_promotion_adjust_threshold(struct sim *s, struct pglist_data *pg,
+					    uint64_t rate_limit, unsigned ref_th)
+{
+	unsigned now = jiffies_to_msecs(s, jiffies(s)), th_period = s->t.scan_period_max_ms;
+	if (now - pg->nbp_th_start <= th_period)
+		return;
+	pg->nbp_th_start = now;
+	uint64_t ref_cand = rate_limit * th_period / MSEC_PER_SEC;
+	uint64_t nr_cand = pg->stat[PGPROMOTE_CANDIDATE];
+	uint64_t diff_cand = nr_cand - pg->nbp_th_nr_cand;
+	unsigned unit_th = ref_th * 2 / NUMA_MIGRATION_ADJUST_STEPS;
+	unsigned th = pg->nbp_threshold ? pg->nbp_threshold : ref_th;
+	if (diff_cand > ref_cand * 11 / 10)
+		th = th >= 2 * unit_th ? th - unit_th : unit_th; /* max(th - unit, unit) */
+	else if (diff_cand < ref_cand * 9 / 10)
+		th = th + unit_th < ref_th * 2 ? th + unit_th : ref_th * 2;
+	pg->nbp_th_nr_cand = nr_cand;
+	pg->nbp_threshold = th;
+}
+
+/* should_numa_migrate_memory's tiering path: a slow-tier folio moves by
+ * how hot it is, not by who touched it. */
+static bool should_promote(struct sim *s, struct folio folio, int dst_nid)
+{
+	struct pglist_data *pg = &s->pgdat[dst_nid];
+	unsigned long nr = folio_nr_pages(folio);
+	if (pgdat_free_space_enough(s, dst_nid)) {
+		pg->nbp_threshold = 0; /* the workload changed: reset the threshold */
+		if (s->k.promote_candidate_nrl)
+			pg->stat[PGPROMOTE_CANDIDATE_NRL] += nr;
+		return true;
+	}
+	unsigned def_th = s->t.hot_threshold_ms;
+	uint64_t rate_limit = (uint64_t)s->t.promote_rate_limit_mbps << (20 - PAGE_SHIFT);
+	numa_promotion_adjust_threshold(s, pg, rate_limit, def_th);
+	unsigned th = pg->nbp_threshold ? pg->nbp_threshold : def_th;
+	if (numa_hint_fault_latency(s, folio) >= th)
+		return false;
+	return !numa_promotion_rate_limit(s, pg, rate_limit, nr);
+}
+
 bool should_numa_migrate_memory(struct sim *s, struct task_struct *p, struct folio folio,
 				int src_nid, int dst_cpu)
 {
+	/* a CPU's node always has memory here (no memoryless nodes) */
+	if (folio_use_access_time(s, folio_nid(folio)))
+		return should_promote(s, folio, s->cpus[dst_cpu].node);
 	int dst_nid = s->cpus[dst_cpu].node;
 	int this_cpupid = cpu_pid_to_cpupid(dst_cpu, p->pid);
 	int last_cpupid = (int)folio.fs->pg[folio.idx].last_cpupid;
 	struct numa_group *ng = p->numa_group;
 
 	folio.fs->pg[folio.idx].last_cpupid = (uint32_t)this_cpupid; /* folio_xchg_last_cpupid */
+
+	/* a slow-tier folio's field may hold a scan time from an earlier
+	 * tiering mode (v5.18): not a cpupid of this machine, no migration */
+	if (!numa_tiering_mode(s) && !node_is_toptier(s, src_nid) &&
+	    cpupid_to_cpu(last_cpupid) >= s->m.nr_cpus)
+		return false;
 
 	/* early in the task's life, first or private faults migrate at once */
 	if ((p->numa_preferred_nid == NUMA_NO_NODE || p->numa_scan_seq <= 4) &&
@@ -1062,7 +1160,12 @@ void task_numa_fault(struct sim *s, int last_cpupid, int mem_node, int pages, in
 	 * numa_hint_faults is */
 	p->mm->hint_faults_ended++;
 	p->mm->hint_faults_ended_local += mem_node == cpu_node;
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL))
+	if (!sched_numa_balancing(s))
+		return;
+	/* no fault statistics for the slow tier in tiering mode, nor for a
+	 * slow-tier fault whose cpupid is not one (v5.18) */
+	if (!node_is_toptier(s, mem_node) &&
+	    (numa_tiering_mode(s) || cpupid_to_cpu(last_cpupid) >= s->m.nr_cpus))
 		return;
 	if (!p->numa_faults) {
 		p->numa_faults = calloc((size_t)(8 * s->m.nr_nodes), sizeof(unsigned long));
@@ -1162,7 +1265,7 @@ void account_numa_dequeue(struct sim *s, struct rq *rq, struct task_struct *p)
 void update_scan_period(struct sim *s, struct task_struct *p, int new_cpu)
 {
 	int src_nid = cpu_to_node(s, p->cpu), dst_nid = cpu_to_node(s, new_cpu);
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm || !p->numa_faults)
+	if (!sched_numa_balancing(s) || !p->mm || !p->numa_faults)
 		return;
 	if (src_nid == dst_nid)
 		return;
@@ -1496,7 +1599,7 @@ static int migrate_degrades_locality(struct sim *s, struct task_struct *p, int s
 				     const struct lb_env *env)
 {
 	int src_nid = cpu_to_node(s, src), dst_nid = cpu_to_node(s, dst);
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->numa_faults ||
+	if (!sched_numa_balancing(s) || !p->numa_faults ||
 	    s->sched->topo.level[env->level].kind != SD_NUMA || src_nid == dst_nid)
 		return 0;
 	if (src_nid == p->numa_preferred_nid) {

@@ -189,7 +189,7 @@ static bool bulk_allowed(const struct sim *s, uint32_t g, const struct task_stru
 	if (s->e.trace || p->state != TASK_ON_CPU || p->act != ACT_USER || p->numa_work_queued ||
 	    p->syscall_caller || sched_exit_work(s, p) || tm->owner_cpu[g] != p->cpu)
 		return false;
-	if (!(s->t.numa_balancing & NUMA_BALANCING_NORMAL) || !p->mm || !p->numa_faults ||
+	if (!sched_numa_balancing(s) || !p->mm || !p->numa_faults ||
 	    p->numa_scan_seq != p->mm->numa_scan_seq)
 		return false; /* the next fault places the task (task_numa_placement) */
 	int node = s->cpus[p->cpu].node;
