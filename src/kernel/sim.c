@@ -15,6 +15,7 @@
 #include "linux/mm.h"
 #include "linux/tlb_oracle.h"
 #include "linux/compaction.h"
+#include "linux/vmscan.h"
 #include "linux/mm.h"
 #include "linux/migrate.h"
 #include "linux/sched/numa_balancing.h"
@@ -339,11 +340,14 @@ int sim_init(struct sim *s, char *err, size_t errlen)
 	s->sched->timer_sleep = s->timer_end + 1;
 	s->sched->timer_resched = s->sched->timer_sleep + (uint32_t)s->nr_tasks;
 	s->sched->timer_bal = s->sched->timer_resched + (uint32_t)s->m.nr_cpus;
-	/* then the madvise callers' (none unless asked), then compaction's */
-	s->nr_timers = s->sched->timer_bal + (uint32_t)s->sched->nr_bal + madvise_nr_timers(s) +
+	/* then the madvise callers' (none unless asked), kswapd's (on a
+	 * machine with a slow tier), then compaction's */
+	const uint32_t madvise_first = s->sched->timer_bal + (uint32_t)s->sched->nr_bal;
+	s->nr_timers = madvise_first + madvise_nr_timers(s) + vmscan_nr_timers(s) +
 		       compaction_nr_timers(s);
 	if (engine_init(&s->e, s->m.nr_cpus, s->nr_timers, s->duration_ns) || compaction_init(s) ||
-	    madvise_init(s, s->sched->timer_bal + (uint32_t)s->sched->nr_bal))
+	    madvise_init(s, madvise_first) ||
+	    vmscan_init(s, madvise_first + madvise_nr_timers(s)))
 		goto oom;
 	if (workload_build(s, err, errlen))
 		goto fail;
@@ -392,6 +396,7 @@ void sim_free(struct sim *s)
 	free(s->pgdat);
 	compaction_free_state(s);
 	madvise_free(s);
+	vmscan_free(s);
 	free(s->table_vma);
 	engine_free(&s->e);
 	sched_free(s);
@@ -466,7 +471,8 @@ int sim_run(struct sim *s)
 	/* the last timer ids: compaction's, and madvise's before them (their
 	 * numbers are the configuration's, fixed for the run) */
 	const uint32_t compaction_first = s->nr_timers - compaction_nr_timers(s);
-	const uint32_t madvise_first = compaction_first - madvise_nr_timers(s);
+	const uint32_t vmscan_first = compaction_first - vmscan_nr_timers(s);
+	const uint32_t madvise_first = vmscan_first - madvise_nr_timers(s);
 	/* the tasks' timers come first (tick, step, slice touch): nearly
 	 * every event is one of them, so they are told apart first */
 	const uint32_t task_timers = 3u * (uint32_t)s->nr_tasks;
@@ -505,6 +511,8 @@ int sim_run(struct sim *s)
 				progress(s, now, started, &last);
 		} else if (id >= compaction_first) {
 			compaction_timer(s, id, now);
+		} else if (id >= vmscan_first) {
+			vmscan_timer(s, id, now);
 		} else if (id >= madvise_first) {
 			madvise_timer(s, id, now);
 		} else if (id > s->timer_end) {

@@ -96,6 +96,7 @@ struct sim_stats {
 struct sched_state;
 struct tlb_oracle;
 struct madvise_state;
+struct vmscan_state;
 
 /* One migration system call, for the report. */
 struct call_record {
@@ -178,6 +179,7 @@ struct sim {
 	struct mm_debug debug;            /* invariant checks (linux/mmdebug.h) */
 	bool stop;                        /* end the run at the next event (trace over its limit) */
 	struct tlb_oracle *oracle;        /* the TLB oracle (linux/tlb_oracle.h), NULL when off */
+	struct vmscan_state *vmscan;      /* mm/vmscan.c: kswapd per node, or NULL */
 	struct memory_tiers tiers;        /* mm/memory-tiers.c, from the machine */
 	uint64_t toptier_mask;            /* node_is_toptier, as a node mask */
 	uint64_t kswapd_wakes;            /* wakeup_kswapd calls (promotion short of room) */

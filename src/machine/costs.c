@@ -90,6 +90,12 @@ static void cost_defaults(struct cost_model *c)
 	c->migrate_setup_ns = 2200;
 	c->copy_page_ns = 1000; /* local 4 KiB copy; scaled by SLIT distance */
 	c->remap_ns = 500;
+	/* kswapd's look at one folio (isolate_lru_folios, folio_referenced):
+	 * the LRU lock amortised over a batch of 32, the rmap walk to the
+	 * one mapping of a private anonymous page (anon_vma lock,
+	 * page_vma_mapped_walk, ptep_clear_young): two or three cache misses
+	 * to lines other CPUs write, as sched_rq_scan_ns's one is 100 ns. */
+	c->lru_scan_ns = 250;
 	/* The direct cost of a context switch: Li, Ding and Shen, "Quantifying
 	 * the Cost of Context Switch" (ExpCS 2007) measured 3.8 us on a 2 GHz
 	 * Xeon; lmbench lat_ctx between two threads of one process gives

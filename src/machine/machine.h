@@ -48,6 +48,7 @@ struct cost_model {
 	double migrate_setup_ns;     /* isolate, allocate dst, lock, rmap walk, unmap */
 	double copy_page_ns;         /* copy 4 KiB when source and destination are local */
 	double remap_ns;             /* remove_migration_ptes, putback, per folio */
+	double lru_scan_ns;          /* kswapd: one folio's isolation and folio_referenced rmap walk */
 	/* scheduler */
 	double context_switch_ns;    /* __schedule + switch_mm + switch_to, direct cost */
 	double sched_rq_scan_ns;     /* load balancing / NUMA search: one runqueue examined */

@@ -28,6 +28,7 @@
  * A lazily built table (pte_table.lazy) holds no page state yet: its pages
  * count as placed on its home node, and its PTEs and bitmaps must be zero. */
 #include "linux/compaction.h"
+#include "linux/vmscan.h"
 #include "linux/huge_mm.h"
 #include "linux/mmdebug.h"
 
@@ -234,12 +235,13 @@ static int collect_ctx(struct checker *c, const struct migrate_ctx *x, int pid)
 int mm_for_each_migration(const struct sim *s,
 			  int (*fn)(void *arg, const struct migrate_ctx *x, int pid), void *arg)
 {
-	const struct migrate_ctx *comp[MAX_NUMNODES + 1];
+	const struct migrate_ctx *comp[2 * MAX_NUMNODES + 1];
 	int nr_comp = compaction_migrations_in_flight(s, comp, MAX_NUMNODES + 1);
+	nr_comp += vmscan_migrations_in_flight(s, comp + nr_comp, MAX_NUMNODES);
 	for (int i = 0; i < s->nr_tasks; i++)
 		if (migrating(&s->tasks[i]) && fn(arg, s->tasks[i].mctx, s->tasks[i].pid))
 			return -1;
-	for (int i = 0; i < nr_comp; i++) /* kcompactd or the compact_memory writer */
+	for (int i = 0; i < nr_comp; i++) /* kcompactd, the compact_memory writer, kswapd */
 		if (fn(arg, comp[i], 0))
 			return -1;
 	return 0;

@@ -79,29 +79,51 @@ int mpol_first_touch_node(const struct machine *m, const struct first_touch_poli
 	}
 }
 
-/* The page allocator: @want, else the next node of @want's zonelist
- * (nearest first, ties by number) with room -- only the policy's nodes
- * under bind.  -1 if nothing fits (out of memory). */
-int alloc_pages_policy(struct sim *s, const struct first_touch_policy *pol, int want,
-		       unsigned long nr)
+/* @want's zonelist (nearest first, ties by number; only the policy's
+ * nodes under bind) into @order; returns its length. */
+static int zonelist(const struct machine *m, const struct first_touch_policy *pol, int want,
+		    int *order)
 {
-	const struct machine *m = &s->m;
-	bool bind = pol->mode == FT_BIND;
-	bool tried[64] = { false };
+	bool bind = pol->mode == FT_BIND, taken[MAX_NUMNODES] = { false };
+	int n = 0;
 	for (int k = 0; k < m->nr_nodes; k++) {
 		int best = -1;
 		for (int nid = 0; nid < m->nr_nodes; nid++) {
-			if (tried[nid] || (bind && !((pol->nodes >> nid) & 1)))
+			if (taken[nid] || (bind && !((pol->nodes >> nid) & 1)))
 				continue;
 			if (best < 0 || m->distance[want][nid] < m->distance[want][best])
 				best = nid;
 		}
 		if (best < 0)
-			return -1;
-		tried[best] = true;
-		if (alloc_pages_bulk_node(s, best, nr))
-			return best;
+			break;
+		taken[best] = true;
+		order[n++] = best;
 	}
+	return n;
+}
+
+/* The page allocator (__alloc_pages): the first node of @want's zonelist
+ * whose free pages stay above its low watermark (get_page_from_freelist's
+ * fast path); failing that, the slow path wakes every zonelist node's
+ * kswapd (wake_all_kswapds) and takes the first above its min watermark.
+ * Last, below the watermarks: the model has neither direct reclaim nor
+ * the OOM killer, and the scenario's memory check sized the workload to
+ * the machine.  -1 if nothing fits at all. */
+int alloc_pages_policy(struct sim *s, const struct first_touch_policy *pol, int want,
+		       unsigned long nr)
+{
+	int order[MAX_NUMNODES], n = zonelist(&s->m, pol, want, order);
+	for (int k = 0; k < n; k++)
+		if (node_watermark_ok(&s->node_free_pages[order[k]], &s->pgdat[order[k]], WMARK_LOW, nr))
+			return alloc_pages_bulk_node(s, order[k], nr) ? order[k] : -1;
+	for (int k = 0; k < n; k++)
+		wakeup_kswapd(s, order[k], 0);
+	for (int k = 0; k < n; k++)
+		if (node_watermark_ok(&s->node_free_pages[order[k]], &s->pgdat[order[k]], WMARK_MIN, nr))
+			return alloc_pages_bulk_node(s, order[k], nr) ? order[k] : -1;
+	for (int k = 0; k < n; k++)
+		if (alloc_pages_bulk_node(s, order[k], nr))
+			return order[k];
 	return -1;
 }
 

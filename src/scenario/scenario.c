@@ -44,6 +44,7 @@
 	X(ipi_callback_ns) X(invlpgb_ns) X(tlbi_ns) X(dsb_ns)               \
 	X(pte_update_ns) X(pte_skip_ns) X(pte_table_ns) X(gather_ns)       \
 	X(hint_fault_ns) X(migrate_setup_ns) X(copy_page_ns) X(remap_ns)   \
+	X(lru_scan_ns)                                                     \
 	X(context_switch_ns) X(sched_rq_scan_ns) X(stopper_move_ns)
 
 enum key_id {

@@ -28,6 +28,7 @@ enum rng_purpose {
 	RNG_SCHED,      /* per task: its run and sleep phases */
 	RNG_JITTER,     /* numasim verify: the run's cost jitter */
 	RNG_POOL,       /* aggregated faults: which pooled pages they were (touch.h) */
+	RNG_RECLAIM,    /* per node: kswapd's reference checks (mm/vmscan.c) */
 };
 
 static inline struct rng rng_stream(uint64_t seed, enum rng_purpose purpose, uint64_t index)

@@ -352,7 +352,9 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				return -1;
 			continue;
 		}
-		if (!hot_cut && first_mapping && !p->map_shared && alloc_pages_bulk_node(s, want, i1 - i0)) {
+		if (!hot_cut && first_mapping && !p->map_shared &&
+		    node_watermark_ok(&s->node_free_pages[want], &s->pgdat[want], WMARK_LOW, i1 - i0) &&
+		    alloc_pages_bulk_node(s, want, i1 - i0)) {
 			/* The common case: a whole table on one node, without a hot
 			 * set, mapped once.  Its pages are all in their first-touch
 			 * state, so they are written only when a kernel path first

@@ -95,6 +95,13 @@ void zone_statistics(struct sim *s, int preferred, int nid, int local, unsigned 
 void count_numa_interleave_hit(struct sim *s, int nid);
 void count_numa_interleave_hits(struct sim *s, int nid, unsigned long nr);
 
+/* zone_watermark_ok for @nr order-0 pages: free pages stay at or above
+ * @mark after taking them. */
+static inline bool node_watermark_ok(const uint64_t *free_pages, const struct pglist_data *pg,
+				     enum zone_watermarks mark, uint64_t nr)
+{
+	return *free_pages >= pg->watermark[mark] + nr;
+}
 /* mm/vmscan.c: wake node @nid's kswapd for an allocation of @order. */
 void wakeup_kswapd(struct sim *s, int nid, unsigned order);
 
