@@ -161,6 +161,34 @@ static bool folio_referenced(struct sim *s, struct kswapd *k, struct vm_area_str
 	return rng_unit(&k->rng) < 1 - exp(-r * dt_ns);
 }
 
+/* -ln(1e-12): a page touched at this rate x time or more was referenced
+ * with a chance above 1 - 1e-12 */
+#define SURELY_REFERENCED 27.6
+
+/* Whether every page of table @t was surely referenced within @dt_ns: its
+ * least-touched kind of page (cold, if it has any) at its rate.  Such a
+ * table is passed over whole, its folios charged as looked at, without a
+ * draw each (the one approximation of the clock: at most a 1e-12 chance a
+ * folio, lost). */
+static bool table_surely_referenced(const struct sim *s, const struct pte_table *t, double dt_ns)
+{
+	const double *rate = &s->w.touch.rate[2 * (size_t)t->group];
+	double least = rate[1] > 0 ? rate[1] : rate[0];
+	return least * (t->weight ? t->weight : 1) * dt_ns > SURELY_REFERENCED;
+}
+
+/* The pages of table @t on @nid that the clock would look at. */
+static unsigned long table_pages_on(const struct vm_area_struct *vma, const struct pte_table *t,
+				    uint64_t i0, uint64_t n, int nid)
+{
+	if (t->lazy)
+		return t->home_nid == nid ? (unsigned long)n : 0;
+	unsigned long pages = 0;
+	for (uint64_t p = 0; p < n; p++)
+		pages += vma->store->pg[vma->store_pgoff + i0 + p].nid == nid;
+	return pages;
+}
+
 /* shrink_inactive_list + shrink_folio_list for one batch: the next
  * SWAP_CLUSTER_MAX unreferenced folios of the node onto the demote list,
  * from the hand's position.  Returns the pages listed. */
@@ -181,7 +209,12 @@ static unsigned long isolate_demote_list(struct sim *s, struct kswapd *k, int ni
 		/* a store's folios are on the LRU once: seen through its first mapping */
 		bool mine = vma == vma->store->mappers[0] && (!t->lazy || t->home_nid == nid);
 		double dt = (double)(now - t->aged_at);
-		if (mine)
+		if (mine && !p && table_surely_referenced(s, t, dt)) {
+			charge(s, COST_MIGRATE, (double)table_pages_on(vma, t, i0, n, nid) *
+							s->m.cost.lru_scan_ns);
+			p = n; /* every folio kept */
+		}
+		if (mine && p < n)
 			workload_table_sync(vma, t);
 		while (mine && p < n && ctx->nr < SWAP_CLUSTER_MAX) {
 			struct folio f = page_folio(vma->store, vma->store_pgoff + i0 + p);

@@ -14,6 +14,12 @@
 #define SEED_BODY SEED_BODY_THP("never")
 #define SEED_BODY_THP(thp) SEED_BODY_VARIANT("2", "384", "384", "local", thp)
 #define SEED_BODY_VARIANT(smt, cpus, threads, private_ft, thp) \
+	SEED_BODY_MACHINE(smt, cpus, threads, private_ft, thp, \
+			  "# 512 GiB of DRAM per node, 1 TiB in all.\n" \
+			  "mem_per_node_gib = 512\n", "1", "")
+/* ... and the seed's machine and balancing mode: @mem the memory lines of
+ * [machine], @mode kernel.numa_balancing, @tunables more [tunables] lines. */
+#define SEED_BODY_MACHINE(smt, cpus, threads, private_ft, thp, mem, mode, tunables) \
 	"# Every key is optional: a missing key keeps its default.  Any field of the\n" \
 	"# cost model (machine/costs.c) can be overridden in a [costs] section, e.g.\n" \
 	"#   [costs]\n" \
@@ -28,8 +34,7 @@
 	"threads_per_core = " smt "\n" \
 	"# Optional cross-check: must equal the product above.\n" \
 	"cpus = " cpus "\n" \
-	"# 512 GiB of DRAM per node, 1 TiB in all.\n" \
-	"mem_per_node_gib = 512\n" \
+	mem \
 	"# TLB shootdowns by IPIs to mm_cpumask, no INVLPGB.\n" \
 	"# One of: x86-ipi, x86-invlpgb, arm64, riscv.\n" \
 	"flush_engine = x86-ipi\n" \
@@ -44,7 +49,8 @@
 	"[tunables]\n" \
 	"# The kernel's defaults, written out.  /proc/sys/kernel/numa_balancing:\n" \
 	"# 0 off, 1 NUMA balancing, 2 memory tiering, 3 both.\n" \
-	"kernel.numa_balancing = 1\n" \
+	"kernel.numa_balancing = " mode "\n" \
+	tunables \
 	"# /sys/kernel/debug/sched/numa_balancing/*\n" \
 	"numa_balancing.scan_delay_ms = 1000\n" \
 	"numa_balancing.scan_period_min_ms = 1000\n" \
@@ -424,6 +430,28 @@ static const char seed_192_text[] =
 	"# and 192 threads on the same 120 GiB.\n"
 	SEED_BODY_VARIANT("1", "192", "192", "local", "never");
 
+/* The seed on a tiered machine (issue 32): half of each socket's memory
+ * DRAM, half a CXL expander, both NUMA balancing and tiering on. */
+static const char seed_tiered_text[] =
+	"# numasim scenario \"seed-tiered\": the seed on DRAM + CXL, balancing and tiering.\n"
+	"# The seed's machine and workload with each socket's memory half DRAM, half a\n"
+	"# CXL type-3 expander (a CPU-less node), 96 GiB of each in all: the 120 GiB\n"
+	"# workload first touches its socket's DRAM down to the low watermark, then the\n"
+	"# other socket's (nearer by SLIT than CXL), then CXL.  kernel.numa_balancing = 3:\n"
+	"# NUMA balancing places the DRAM pages as on the seed, memory tiering promotes\n"
+	"# the CXL pages its hint faults find hot (one folio per migrate_pages call:\n"
+	"# the seed's flush question again) and kswapd demotes cold ones to make room\n"
+	"# (lists of up to 32 folios, one batched flush each).\n"
+	SEED_BODY_MACHINE("2", "384", "384", "local", "never",
+			  "# 48 GiB of DRAM per node ...\n"
+			  "mem_per_node_gib = 48\n"
+			  "# ... and a 48 GiB CXL node on each socket (one memory type: docs/model.md).\n"
+			  "memory_nodes = 0,1\n"
+			  "memory_node_gib = 48\n",
+			  "3",
+			  "# /sys/kernel/mm/numa/demotion_enabled: kswapd may demote to CXL.\n"
+			  "numa.demotion_enabled = true\n");
+
 struct builtin {
 	const char *name;
 	const char *summary;
@@ -447,6 +475,8 @@ static const struct builtin builtins[] = {
 	{ "small-invlpgb", "small, with x86 INVLPGB broadcast flushes",
 	  SMALL_TEXT("small-invlpgb", "small, flushing with x86 INVLPGB.", "x86-invlpgb") },
 	{ "seed-remote", "the seed, each slice first touched on the other socket", seed_remote_text },
+	{ "seed-tiered", "the seed on 2 x (48 GiB DRAM + 48 GiB CXL), balancing and tiering (mode 3)",
+	  seed_tiered_text },
 	{ "seed-192", "the seed with SMT off: 192 CPUs, 192 threads", seed_192_text },
 	{ "numa01", "autonuma-benchmark numa01: 2 x 128 threads sharing 3 GiB each, 256 CPUs",
 	  numa01_text },
@@ -499,7 +529,7 @@ const char *const *scenario_builtin_names(void)
 {
 	static const char *const names[] = { "seed", "seed-mthp64k", "seed-thp", "seed-thp-split",
 					     "seed-compact", "small", "small-arm64", "small-invlpgb",
-					     "seed-remote", "seed-192", "numa01", "numa01_THREAD_ALLOC",
+					     "seed-remote", "seed-tiered", "seed-192", "numa01", "numa01_THREAD_ALLOC",
 					     "numa02", "numa02_SMT", "pmbench-uniform", "pmbench-normal",
 					     "pmbench-pareto", "anon-cow-rand-mt", "migratepages",
 					     "migratepages-arm64", NULL };
