@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sweep.h"
 #include "lib/outfile.h"
 #include "report/convergence.h"
 #include "report/mmstat.h"
@@ -81,7 +82,7 @@ static const char *const colours[] = {
 #define NR_COLOURS (sizeof(colours) / sizeof(colours[0]))
 
 enum format { FMT_SVG, FMT_PNG, FMT_PDF, FMT_TXT };
-enum view { VIEW_SERIES, VIEW_NODES, VIEW_CONVERGENCE }; /* --kind, run results */
+enum view { VIEW_SERIES, VIEW_NODES, VIEW_CONVERGENCE, VIEW_SWEEP }; /* --kind; a sweep's directory */
 enum width { WIDTH_DEFAULT, WIDTH_COLUMN, WIDTH_PAGE };  /* --width */
 
 /* A paper's column and page widths (inches): ACM, IEEE and USENIX
@@ -115,7 +116,11 @@ struct plot {
 	int rows, cols;
 	double w_in, h_in;
 	int line_chars;
+	struct sweep_plot *sw;  /* a sweep's directory: its lines */
 };
+
+struct sweep_plot;
+static void sweep_script(FILE *f, const struct plot *p);
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -1209,6 +1214,275 @@ static int ab_script(FILE *f, const struct plot *p)
 	return 0;
 }
 
+/* ---- a sweep's directory ---------------------------------------------------- */
+
+/* What a sweep plot can draw of each point's run result: a scalar, or
+ * the mean of a time series from its second second on (the first is the
+ * start-up, as in 'numasim compare'). */
+static const struct {
+	const char *name, *key, *unit, *title;
+	bool series;
+} sweep_figures[] = {
+	{ "throughput", "throughput_ops_per_s", "ops/s", "throughput", false },
+	{ "elapsed", "elapsed_seconds", "s", "elapsed time (fixed work)", false },
+	{ "tlb-irqs/s", "tlb_irqs_per_s", "interrupts/s", "TLB shootdown interrupts per second", true },
+	{ "migrations/s", "migrations_per_s", "pages/s", "pages migrated per second", true },
+	{ "pte-updates/s", "pte_updates_per_s", "PTEs/s", "NUMA hinting PTE updates per second", true },
+	{ "tlb-shootdowns", "tlb_shootdowns", "interrupts", "TLB shootdown interrupts", false },
+};
+#define NR_SWEEP_FIGURES (sizeof(sweep_figures) / sizeof(sweep_figures[0]))
+#define MAX_SWEEP_LINES 16
+
+/* One line: the points of one kernel (and balancing, and value of every
+ * other grid key), by the value of the x key; each x's samples are the
+ * seeds. */
+struct sweep_line {
+	char label[256];
+	double mean[SWEEP_MAX_VALUES], min[SWEEP_MAX_VALUES], max[SWEEP_MAX_VALUES];
+	int n[SWEEP_MAX_VALUES];
+};
+
+struct sweep_plot {
+	const char *scenario;
+	int figure;                  /* sweep_figures[] */
+	const char *xkey;
+	const char *xval[SWEEP_MAX_VALUES];
+	double x[SWEEP_MAX_VALUES];  /* the values as numbers, where all are */
+	int nr_x;
+	bool numeric, logx;
+	int seeds;                   /* the most samples of one line's x */
+	struct sweep_line line[MAX_SWEEP_LINES];
+	int nr_lines;
+	json_t *manifest;            /* the strings above point into it */
+};
+
+/* A point's value of the figure, NAN where its result has none. */
+static double sweep_value(const json_t *doc, int fig)
+{
+	const char *key = sweep_figures[fig].key;
+	if (!sweep_figures[fig].series) {
+		const json_t *v = json_object_get(doc, key);
+		if (!v)
+			v = json_object_get(json_object_get(doc, "interrupts"), key);
+		return json_is_number(v) ? json_number_value(v) : NAN;
+	}
+	const json_t *arr = json_object_get(json_object_get(doc, "timeseries"), key), *v;
+	double sum = 0;
+	size_t i, n = 0;
+	json_array_foreach(arr, i, v)
+		if (i && json_is_number(v)) {
+			sum += json_number_value(v);
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+/* The line of point @x: its kernel, balancing (where the sweep has both)
+ * and the other grid keys' values.  -1 when there are too many. */
+static int sweep_line_of(struct sweep_plot *sw, const struct sweep_manifest *m, const json_t *x, bool both)
+{
+	char label[256];
+	int n = snprintf(label, sizeof(label), "%s", str_of(x, "kernel"));
+	if (both)
+		n += snprintf(label + n, sizeof(label) - (size_t)n, ", balancing %s", str_of(x, "balancing"));
+	for (int g = 0; g < m->nr_grid && n < (int)sizeof(label); g++)
+		if (strcmp(m->grid_name[g], sw->xkey))
+			n += snprintf(label + n, sizeof(label) - (size_t)n, ", %s=%s", m->grid_name[g],
+				      str_of(json_object_get(x, "grid"), m->grid_name[g]));
+	for (int l = 0; l < sw->nr_lines; l++)
+		if (!strcmp(sw->line[l].label, label))
+			return l;
+	if (sw->nr_lines == MAX_SWEEP_LINES)
+		return -1;
+	struct sweep_line *ln = &sw->line[sw->nr_lines];
+	snprintf(ln->label, sizeof(ln->label), "%s", label);
+	for (int i = 0; i < SWEEP_MAX_VALUES; i++) {
+		ln->min[i] = INFINITY;
+		ln->max[i] = -INFINITY;
+	}
+	return sw->nr_lines++;
+}
+
+/* The x key's values, in the sweep file's order, and whether they are all
+ * numbers (then a numeric axis, log2 where they span 16x or more). */
+static int sweep_axis(struct sweep_plot *sw, const struct sweep_manifest *m, char *err, size_t errlen)
+{
+	size_t i;
+	const json_t *g;
+	json_array_foreach(json_object_get(m->doc, "grid"), i, g)
+		if (!strcmp(str_of(g, "key"), sw->xkey)) {
+			size_t j;
+			const json_t *v;
+			json_array_foreach(json_object_get(g, "values"), j, v)
+				if (j < SWEEP_MAX_VALUES && json_is_string(v))
+					sw->xval[sw->nr_x++] = json_string_value(v);
+		}
+	if (!sw->nr_x) {
+		snprintf(err, errlen, "--x %s: not a [grid] key of this sweep", sw->xkey);
+		return -1;
+	}
+	sw->numeric = true;
+	double lo = INFINITY, hi = -INFINITY;
+	for (int k = 0; k < sw->nr_x; k++) {
+		char *end;
+		sw->x[k] = strtod(sw->xval[k], &end);
+		sw->numeric &= end != sw->xval[k] && !*end && isfinite(sw->x[k]);
+		lo = fmin(lo, sw->x[k]);
+		hi = fmax(hi, sw->x[k]);
+	}
+	sw->logx = sw->numeric && lo > 0 && hi >= 16 * lo;
+	return 0;
+}
+
+/* Read a sweep's directory into @sw: every point with a result, by line
+ * and x.  0, or -1 with @err. */
+static int sweep_load(struct sweep_plot *sw, const char *dir, const char *figure, const char *xkey, char *err,
+		      size_t errlen)
+{
+	struct sweep_manifest m = { 0 };
+	int rc = -1, have = 0;
+	if (sweep_manifest_load(dir, &m, err, errlen))
+		goto out;
+	sw->scenario = str_of(m.doc, "scenario");
+	if (!m.nr_grid) {
+		snprintf(err, errlen, "%s: the sweep has no [grid] key to draw against", dir);
+		goto out;
+	}
+	sw->xkey = xkey ? xkey : m.grid_name[0];
+	if (sweep_axis(sw, &m, err, errlen))
+		goto out;
+	bool both = !strcmp(str_of(m.doc, "balancing"), "both");
+	sw->figure = -1;
+	size_t k;
+	const json_t *x;
+	json_array_foreach(m.points, k, x) {
+		json_t *doc;
+		const char *id = json_string_value(json_object_get(x, "id"));
+		int got = sweep_result_load(dir, id, k, &doc, err, errlen);
+		if (got < 0)
+			goto out;
+		if (!got)
+			continue;
+		if (sw->figure < 0) {
+			/* the default: elapsed time where the work is fixed */
+			const char *want = figure ? figure
+				: json_object_get(doc, "elapsed_seconds") ? "elapsed" : "throughput";
+			for (size_t f = 0; f < NR_SWEEP_FIGURES; f++)
+				if (!strcmp(sweep_figures[f].name, want))
+					sw->figure = (int)f;
+			if (sw->figure < 0) {
+				snprintf(err, errlen, "--figure %s: expected throughput, elapsed, tlb-irqs/s, "
+					 "migrations/s, pte-updates/s or tlb-shootdowns", want);
+				json_decref(doc);
+				goto out;
+			}
+		}
+		const char *xv = str_of(json_object_get(x, "grid"), sw->xkey);
+		int l = sweep_line_of(sw, &m, x, both), xi = -1;
+		for (int j = 0; j < sw->nr_x; j++)
+			if (!strcmp(sw->xval[j], xv))
+				xi = j;
+		double v = sweep_value(doc, sw->figure);
+		json_decref(doc);
+		if (l < 0) {
+			snprintf(err, errlen, "more than %d lines (kernels x other grid values): pick another --x",
+				 MAX_SWEEP_LINES);
+			goto out;
+		}
+		if (xi < 0 || !isfinite(v))
+			continue;
+		struct sweep_line *ln = &sw->line[l];
+		ln->mean[xi] += v; /* a sum until the end */
+		ln->min[xi] = fmin(ln->min[xi], v);
+		ln->max[xi] = fmax(ln->max[xi], v);
+		ln->n[xi]++;
+		have++;
+	}
+	if (!have) {
+		snprintf(err, errlen, "%s: no point has a result with this figure yet (run the sweep first)", dir);
+		goto out;
+	}
+	for (int l = 0; l < sw->nr_lines; l++)
+		for (int j = 0; j < sw->nr_x; j++) {
+			struct sweep_line *ln = &sw->line[l];
+			ln->mean[j] = ln->n[j] ? ln->mean[j] / ln->n[j] : NAN;
+			sw->seeds = ln->n[j] > sw->seeds ? ln->n[j] : sw->seeds;
+		}
+	rc = 0;
+out:
+	/* the strings point into the manifest: keep it with the plot */
+	sw->manifest = m.doc;
+	return rc;
+}
+
+static void sweep_script(FILE *f, const struct plot *p)
+{
+	const struct sweep_plot *sw = p->sw;
+	double ymax = 0;
+	for (int l = 0; l < sw->nr_lines; l++) {
+		/* $w<l>: x, mean, min, max over the seeds */
+		fprintf(f, "$w%d << EOD\n", l);
+		for (int j = 0; j < sw->nr_x; j++) {
+			const struct sweep_line *ln = &sw->line[l];
+			if (!ln->n[j])
+				continue;
+			fprintf(f, "%.10g", sw->numeric ? sw->x[j] : (double)j);
+			put_number(f, ln->mean[j]);
+			put_number(f, ln->min[j]);
+			put_number(f, ln->max[j]);
+			fputc('\n', f);
+			ymax = fmax(ymax, fabs(ln->max[j]));
+		}
+		fprintf(f, "EOD\n");
+	}
+	char title[1024];
+	if (p->title)
+		snprintf(title, sizeof(title), "%s", p->title);
+	else
+		snprintf(title, sizeof(title), "numasim sweep: %s, %s; mean of %d seed%s, error bars min-max",
+			 sw->scenario ? sw->scenario : "?", sweep_figures[sw->figure].title, sw->seeds,
+			 sw->seeds == 1 ? "" : "s");
+	multiplot(f, p, title);
+	fprintf(f, "set grid\nset key below samplen 2\nset xlabel ");
+	put_gp_string(f, sw->xkey);
+	fprintf(f, "\n");
+	if (sw->numeric) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (int j = 0; j < sw->nr_x; j++) {
+			lo = fmin(lo, sw->x[j]);
+			hi = fmax(hi, sw->x[j]);
+		}
+		/* tics at the grid's values, as the sweep file wrote them */
+		if (sw->logx)
+			fprintf(f, "set logscale x 2\nset xrange [%.10g:%.10g]\n", lo / 1.3, hi * 1.3);
+		else
+			fprintf(f, "set xrange [%.10g:%.10g]\n", lo - (hi - lo) * 0.05 - (hi == lo),
+				hi + (hi - lo) * 0.05 + (hi == lo));
+	} else {
+		fprintf(f, "set xrange [-0.5:%g]\n", sw->nr_x - 0.5);
+	}
+	fprintf(f, "set xtics (");
+	for (int j = 0; j < sw->nr_x; j++) {
+		fprintf(f, "%s", j ? ", " : "");
+		put_gp_string(f, sw->xval[j]);
+		fprintf(f, " %.10g", sw->numeric ? sw->x[j] : (double)j);
+	}
+	fprintf(f, ")\nset yrange [0:*]\n");
+	double div = y_axis(f, sweep_figures[sw->figure].unit, ymax);
+	char m[64], lo[64], hi[64];
+	col_expr(2, div, m, sizeof(m));
+	col_expr(3, div, lo, sizeof(lo));
+	col_expr(4, div, hi, sizeof(hi));
+	fprintf(f, "plot ");
+	for (int l = 0; l < sw->nr_lines; l++) {
+		fprintf(f, "%s$w%d using 1:%s:%s:%s with yerrorlines lw 1.5 pt %d ps 0.6 dt %d lc rgb '%s' title ",
+			l ? ", \\\n     " : "", l, m, lo, hi, 7 + (l % 3) * 2, 1 + (l / (int)NR_COLOURS) % 4,
+			colours[l % NR_COLOURS]);
+		put_gp_string(f, sw->line[l].label);
+	}
+	fprintf(f, "\nunset multiplot\n");
+}
+
 /* ---- running gnuplot -------------------------------------------------------- */
 
 /* A terminal gnuplot may lack: say so and exit with EXIT_NO_GNUPLOT. */
@@ -1233,7 +1507,7 @@ static void page_layout(struct plot *p)
 	else if (p->view == VIEW_NODES)
 		nodes_panels(p);
 	else
-		p->nr_panels = p->view == VIEW_SERIES ? 6 : 3;
+		p->nr_panels = p->view == VIEW_SERIES ? 6 : p->view == VIEW_SWEEP ? 1 : 3;
 	int n = p->nr_panels;
 	enum width w = p->width ? p->width : n == 1 ? WIDTH_COLUMN : WIDTH_PAGE;
 	if (p->fmt == FMT_TXT) {
@@ -1311,7 +1585,9 @@ static void write_script(FILE *f, const struct plot *p, const char *output)
 		put_gp_quoted(f, output, true);
 		fprintf(f, "\n");
 	}
-	if (p->view == VIEW_NODES)
+	if (p->view == VIEW_SWEEP)
+		sweep_script(f, p);
+	else if (p->view == VIEW_NODES)
 		nodes_script(f, p);
 	else if (p->view == VIEW_CONVERGENCE)
 		convergence_script(f, p);
@@ -1468,6 +1744,31 @@ static int load_inputs(struct plot *p, int n, char **paths)
 	return 0;
 }
 
+/* A sweep's directory, alone, drawn against a grid key. */
+static int load_sweep(struct plot *p, int n, const char *dir, const char *figure, const char *xkey)
+{
+	char err[OUTFILE_PATH_MAX + 1024];
+	if (n != 1) {
+		fprintf(stderr, "numasim plot: a sweep's directory is drawn alone\n");
+		return -1;
+	}
+	if (p->view != VIEW_SERIES) {
+		fprintf(stderr, "numasim plot: --kind draws run results, not a sweep's directory\n");
+		return -1;
+	}
+	p->sw = calloc(1, sizeof(*p->sw));
+	if (!p->sw) {
+		fprintf(stderr, "numasim plot: out of memory\n");
+		return -1;
+	}
+	p->view = VIEW_SWEEP;
+	if (sweep_load(p->sw, dir, figure, xkey, err, sizeof(err))) {
+		cli_error("numasim plot: ", err);
+		return -1;
+	}
+	return 0;
+}
+
 static enum format format_of(const char *out)
 {
 	return ends_with(out, ".png") ? FMT_PNG : ends_with(out, ".pdf") ? FMT_PDF
@@ -1565,17 +1866,20 @@ static int check_output(const struct plot *p)
 
 int cmd_plot(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256, OPT_KIND, OPT_WIDTH, OPT_KEEP };
+	enum { OPT_TITLE = 256, OPT_KIND, OPT_WIDTH, OPT_KEEP, OPT_FIGURE, OPT_X };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "keep-script", required_argument, NULL, OPT_KEEP },
+		{ "figure", required_argument, NULL, OPT_FIGURE },
+		{ "x", required_argument, NULL, OPT_X },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	struct plot p = { 0 };
+	const char *figure = NULL, *xkey = NULL;
 	int ch, rc = EXIT_INPUT;
 
 	opterr = 0;
@@ -1601,6 +1905,12 @@ int cmd_plot(int argc, char **argv)
 			break;
 		case OPT_KEEP:
 			p.keep = optarg;
+			break;
+		case OPT_FIGURE:
+			figure = optarg;
+			break;
+		case OPT_X:
+			xkey = optarg;
 			break;
 		case OPT_KIND:
 			if (kind_view(optarg) < 0) {
@@ -1638,9 +1948,17 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_INPUT;
 	p.fmt = format_of(p.out);
 
-	if (load_inputs(&p, argc - optind, argv + optind))
+	struct stat st;
+	bool dir = !stat(argv[optind], &st) && S_ISDIR(st.st_mode);
+	if (!dir && (figure || xkey)) {
+		fprintf(stderr, "numasim plot: --figure and --x draw a sweep's directory ('numasim sweep'), "
+			"not result files\n");
 		goto out;
-	if (p.view != VIEW_SERIES && p.kind != MMSTAT_RESULT_RUN) {
+	}
+	if (dir ? load_sweep(&p, argc - optind, argv[optind], figure, xkey)
+		: load_inputs(&p, argc - optind, argv + optind))
+		goto out;
+	if (p.view != VIEW_SERIES && p.view != VIEW_SWEEP && p.kind != MMSTAT_RESULT_RUN) {
 		fprintf(stderr, "numasim plot: --kind %s draws run results ('numasim run --json'), "
 			"not ab results\n", p.view == VIEW_NODES ? "nodes" : "convergence");
 		goto out;
@@ -1659,5 +1977,8 @@ int cmd_plot(int argc, char **argv)
 out:
 	for (int i = 0; i < p.nr_files; i++)
 		json_decref(p.doc[i]);
+	if (p.sw)
+		json_decref(p.sw->manifest);
+	free(p.sw);
 	return rc;
 }
