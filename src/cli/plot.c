@@ -1,10 +1,11 @@
 /* numasim plot: draw numasim results with gnuplot (see
- * docs/compare-and-plot.md).
+ * docs/compare-and-plot.md), at a paper's column or page width.
  *
- * Run results: a column of four time-series panels (TLB interrupts/s,
- * migrations/s, scan pass duration, scan period), one line per file.
- * ab results: bar charts of the three headline figures per kernel, the bar
- * the mean over the pairs and the error bar their min-max.
+ * Run results: time-series panels (TLB interrupts/s, migrations/s, scan
+ * pass duration, scan period) and two histograms, one line per file.
+ * ab results: bar charts of the headline figures per kernel, the bar the
+ * mean over the pairs and the error bar their min-max.  A sweep's
+ * directory: one figure against a grid key, a line per kernel.
  *
  * gnuplot runs as a child (popen) and reads the script, data included as
  * datablocks, on its standard input.  It writes the output's temporary
@@ -36,44 +37,78 @@
 #define MAX_BARS 128
 
 const char plot_usage[] =
-	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [--title T] [--kind K]\n"
+	"usage: numasim plot RESULT.json... -o FILE.svg|.png|.pdf|.txt|- [OPTIONS]\n"
+	"       numasim plot DIR.sweep -o FILE [--figure F] [--x KEY] [OPTIONS]\n"
 	"\n"
-	"Draw numasim results with gnuplot.\n"
+	"Draw numasim results with gnuplot, sized for a paper: a column (3.5 in)\n"
+	"or a page (7 in) wide, text at 8 pt (9 pt the title) as printed; every\n"
+	"axis in one unit and one tick format, the unit (and a multiple such as\n"
+	"thousands) in its label.\n"
 	"  run results ('numasim run --json'): time-series panels from the second\n"
 	"    simulated second on (the first is the start-up), TLB interrupts/s,\n"
 	"    migrations/s, scan pass duration (ms) and scan period (ms), and\n"
 	"    histograms of task_numa_work's mmu_gather durations and of the\n"
 	"    batched unmaps' migration-to-flush delays; one line per file\n"
 	"    (legend: kernel and seed, or the file name).\n"
-	"  ab results ('numasim ab --json'): bar charts of throughput loss (%),\n"
-	"    kernel cycles per hinting PTE and TLB interrupts per migrated page per\n"
-	"    kernel; bar = mean over the pairs, error bar = min-max.\n"
+	"  ab results ('numasim ab --json'): bar charts per kernel, the bar the\n"
+	"    mean over the pairs and the error bar their min-max.  The first panel\n"
+	"    is the headline the result holds: elapsed time (fixed work), else the\n"
+	"    migration calls' pages per second (a workload calling migrate_pages),\n"
+	"    else throughput loss (%), else throughput; then kernel cycles per\n"
+	"    hinting PTE and TLB interrupts per migrated page where it has them.\n"
+	"    The title gives the runs' real lengths.\n"
 	"  run results with --kind nodes: the per-node NUMA allocation counters\n"
 	"    (node_vmstat: numa_hit, numa_miss, numa_foreign, numa_interleave,\n"
 	"    numa_local, numa_other) and nr_free_pages, one panel each, bars per\n"
-	"    node, one per file.\n"
+	"    node, one per file; a counter zero on every node of every file has\n"
+	"    no panel (the title names it).\n"
 	"  run results with --kind convergence: per process (the first 8 of a\n"
 	"    file), the share of its hint faults that ended local (the page on\n"
 	"    the task's node after the fault) and of its memory touches that are\n"
 	"    local, per second, with the 90% line of the criterion and when each\n"
 	"    process converged in the legend; the task node moves per second below.\n"
+	"  a sweep's directory ('numasim sweep'): one figure of its points against\n"
+	"    a grid key, one line per kernel (and balancing, and value of any other\n"
+	"    grid key), the mean over the seeds with min-max error bars.\n"
 	"Run and ab results cannot be mixed in one plot.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output FILE   .svg (gnuplot's svg terminal), .png (pngcairo, else\n"
-	"                      gnuplot's png terminal), .pdf (pdfcairo), .txt (ASCII\n"
-	"                      art, gnuplot's dumb terminal, for a mail), or - (the\n"
-	"                      ASCII art on stdout)\n"
+	"  -o, --output FILE   .svg (gnuplot's svg terminal), .png (pngcairo at 150\n"
+	"                      dpi, else gnuplot's png terminal), .pdf (pdfcairo),\n"
+	"                      .txt (ASCII art, gnuplot's dumb terminal, for a mail),\n"
+	"                      or - (the ASCII art on stdout)\n"
+	"  --width W           column (3.5 in) or page (7 in); default: column for a\n"
+	"                      one-panel figure (a sweep), page otherwise.  Panels\n"
+	"                      are about 3.5 in wide (two side by side on a page, an\n"
+	"                      ab plot's in one row); the height follows the rows\n"
+	"  --keep-script FILE  also write the gnuplot script, its data inline, to\n"
+	"                      FILE: 'gnuplot FILE' draws the figure again (run it\n"
+	"                      where numasim ran, or beside the figure when FILE is\n"
+	"                      in the figure's directory), to restyle it\n"
 	"  --title T           the title above the panels\n"
 	"  --kind K            run results: series (the default: time series and\n"
 	"                      histograms), nodes (per-node counters) or\n"
 	"                      convergence (per-process locality over time)\n"
+	"  --figure F          a sweep: throughput (ops/s), elapsed (s), tlb-irqs/s,\n"
+	"                      migrations/s, pte-updates/s (each a run's mean from\n"
+	"                      its second second) or tlb-shootdowns (the run's\n"
+	"                      total); default: elapsed where the results have it\n"
+	"                      (fixed work), else throughput\n"
+	"  --x KEY             a sweep: the [grid] key along the x axis (default:\n"
+	"                      the first); a numeric key's axis is log2 where its\n"
+	"                      values span 16x or more\n"
 	"  -h, --help          this text\n"
+	"\n"
+	"examples:\n"
+	"  numasim plot a.json b.json --width column -o runs.pdf\n"
+	"  numasim plot ab.json -o ab.pdf --keep-script ab.gp\n"
+	"  numasim plot scan.sweep --figure tlb-irqs/s --x numa_balancing.scan_size_mb -o scan.pdf\n"
 	"\n"
 	"Needs gnuplot (Debian: gnuplot-nox, installed by 'scripts/deps.sh --optional').\n"
 	"exit status: 0 ok, 1 gnuplot failed, 2 bad input (missing or non-numasim\n"
-	"file, mixed inputs, unknown extension), 3 gnuplot not found or without the\n"
-	"terminal needed.  On failure no output file is written.\n";
+	"file, mixed inputs, unknown extension, a sweep without results or without\n"
+	"the --x key), 3 gnuplot not found or without the terminal needed.  On\n"
+	"failure no output file (nor kept script) is written.\n";
 
 /* Line colours: distinguishable, and readable on white. */
 static const char *const colours[] = {
