@@ -1797,6 +1797,13 @@ static int load_sweep(struct plot *p, int n, const char *dir, const char *figure
 		return -1;
 	}
 	p->view = VIEW_SWEEP;
+	struct stat st;
+	snprintf(err, sizeof(err), "%s/manifest.json", dir);
+	if (lstat(err, &st) && errno == ENOENT) {
+		snprintf(err, sizeof(err), "%s: is a directory, and not a sweep's (no manifest.json)", dir);
+		cli_error("numasim plot: ", err);
+		return -1;
+	}
 	if (sweep_load(p->sw, dir, figure, xkey, err, sizeof(err))) {
 		cli_error("numasim plot: ", err);
 		return -1;
