@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages numasim needs to build and test.
 # Usage: scripts/deps.sh [--optional] [--bench] [--realcheck] [--fuzz]
-#   --optional   also install optional packages (gnuplot-nox); failures there only warn.
+#   --optional   also install optional packages (gnuplot-nox, poppler-utils); failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
 #   --realcheck  also install what scripts/realcheck.sh needs (qemu, busybox, cpio).
 #   --fuzz       also install what make fuzz needs (clang and its libFuzzer runtime).
@@ -13,7 +13,8 @@ set -euo pipefail
 # single-node Slurm it starts itself (no service is enabled or started here).
 REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq help2man trace-cmd
           munge slurmctld slurmd slurm-client)
-OPTIONAL=(gnuplot-nox)
+# poppler-utils: tests/e2e/plot.sh measures the PDFs (pdfinfo, pdftotext -bbox).
+OPTIONAL=(gnuplot-nox poppler-utils)
 BENCH=(jq time valgrind)
 # qemu-system-x86 boots the guests; busybox-static is the guest's userland;
 # cpio and gzip pack the initramfs.  (libnuma-dev, for numaload, is required.)

@@ -34,6 +34,8 @@ int cmd_plot(int argc, char **argv);       /* src/cli/plot.c */
 int plot_script(int nfiles, char **paths, const char *out, FILE *f);
 /* The same for a --kind (NULL: the default for the results). */
 int plot_script_kind(int nfiles, char **paths, const char *out, const char *kind, FILE *f);
+/* ... and at --width @width ("column", "page" or NULL for the default). */
+int plot_script_width(int nfiles, char **paths, const char *out, const char *kind, const char *width, FILE *f);
 extern const char compare_usage[];
 int cmd_compare(int argc, char **argv);    /* src/cli/compare.c */
 /* 'numasim compare DIR' of a sweep's directory into @f (sweep collect's

@@ -68,7 +68,8 @@ if command -v gnuplot >/dev/null 2>&1; then
     # v7.3 batches some unmaps in 5 s of small: the delay panel has an outline
     # and tics with units, not the "no batched unmaps" note
     grep -q 'no batched unmaps' "$work/runs.txt" && fail "runs.txt: the delay histogram is empty"
-    grep -Eq '[0-9.]+(ns|us|ms) ' "$work/runs.txt" || fail "runs.txt: the delay histogram's tics have no unit"
+    grep -Eq 'delay \((ns|us|ms|s), log2 bucket lower bound\)' "$work/runs.txt" ||
+        fail "runs.txt: the delay histogram's axis has no unit"
     tr -d '\f' <"$work/runs.txt" | LC_ALL=C grep -q '[^ -~]' && fail "runs.txt is not plain ASCII (gnuplot's form feed aside)"
     # the time axis starts at 1 s (the first second is left out), not at 0
     grep -Eq '^ +1 +(1\.5 +)?2 ' "$work/runs.txt" || fail "runs.txt: the time axis does not start at 1 s"
@@ -145,6 +146,82 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ "$(grep -o published "$work/seedab.out" | wc -l)" -ge 4 ] ||
         fail "seedab ASCII: not a published key per panel and the source"
 
+    # ---- paper sizes (issue 31, 3): page widths, text in points, kept scripts --------
+    if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *pdfcairo ' && command -v pdfinfo >/dev/null &&
+        command -v pdftotext >/dev/null; then
+        page_width() { pdfinfo "$1" | awk '/^Page size:/ { print $3 }'; }
+        "$NUMASIM" plot "$work/a.json" "$work/b.json" --width column -o "$work/col.pdf" ||
+            fail "--width column failed"
+        [ "$(page_width "$work/col.pdf")" = 252 ] || fail "--width column: $(page_width "$work/col.pdf") pt wide, not 252"
+        "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/page.pdf" || fail "default width failed"
+        [ "$(page_width "$work/page.pdf")" = 504 ] || fail "run plot: $(page_width "$work/page.pdf") pt wide, not 504"
+        h=$(pdfinfo "$work/col.pdf" | awk '/^Page size:/ { print $5 }')
+        awk -v h="$h" 'BEGIN { exit !(h <= 700) }' || fail "--width column: a page $h pt high"
+        # DejaVu Sans' ascent plus descent is 1.164 em: 8 pt text makes 9.3 pt
+        # high word boxes, 9 pt 10.5; nearly every word must be one of them
+        pdftotext -bbox "$work/page.pdf" - | sed -n 's/.*yMin="\([0-9.]*\)".*yMax="\([0-9.]*\)".*/\1 \2/p' |
+            awk '{ h = $2 - $1; n++; if (h >= 9.0 && h <= 10.8) ok++ }
+                 END { if (n < 20 || ok < 0.9 * n) { print n, ok; exit 1 } }' ||
+            fail "the run plot's text is not 8-9 pt"
+        # the kept script draws the same figure by itself
+        "$NUMASIM" plot "$work/ab.json" -o "$work/k.pdf" --keep-script "$work/k.gp" || fail "--keep-script failed"
+        grep -q "fontscale 0.75" "$work/k.gp" && grep -q '^\$ab << EOD' "$work/k.gp" ||
+            fail "the kept script lacks the font scale or its data"
+        rm "$work/k.pdf"
+        (cd "$work" && gnuplot k.gp) || fail "gnuplot k.gp failed"
+        [ "$(head -c 5 "$work/k.pdf")" = "%PDF-" ] || fail "the kept script did not draw a PDF"
+        [ "$(page_width "$work/k.pdf")" = 504 ] || fail "the kept script's PDF is not 504 pt wide"
+    else
+        echo "plot.sh: no pdfcairo or poppler-utils: page and font sizes not checked" >&2
+    fi
+    "$NUMASIM" plot "$work/ab.json" -o "$work/k.svg" --keep-script "$work/ks.gp" || fail "SVG --keep-script failed"
+    mv "$work/k.svg" "$work/k0.svg"
+    (cd "$work" && gnuplot ks.gp) && cmp -s "$work/k.svg" "$work/k0.svg" ||
+        fail "the kept script's SVG differs from numasim's"
+    # --kind nodes: a counter that is zero everywhere has no panel; it is named in the title
+    "$NUMASIM" plot --kind nodes "$work/a.json" -o "$work/n.svg" --keep-script "$work/n.gp" ||
+        fail "nodes --keep-script failed"
+    grep -q '^set title "numa_hit"' "$work/n.gp" || fail "nodes: no numa_hit panel"
+    zeros=0
+    for k in numa_miss numa_foreign numa_other; do
+        [ "$(jq "[.node_vmstat[].$k] | add" "$work/a.json")" = 0 ] || continue
+        zeros=$((zeros + 1))
+        grep -q "^set title \"$k\"" "$work/n.gp" && fail "nodes: the all-zero $k has a panel"
+        grep -q "all zero, not drawn:.*$k" "$work/n.gp" || fail "nodes: the title does not name the all-zero $k"
+    done
+    [ "$zeros" -gt 0 ] || fail "nodes: small has no all-zero counter any more: pick another"
+    # ab headline: elapsed time for fixed work, throughput loss for timed runs; the
+    # title says how long the runs were
+    "$NUMASIM" ab small --kernels v7.3,v7.3+single-folio-v2 --pairs 1 --duration 20 \
+        --set workload.work_mops=20 --json "$work/fw.json" >/dev/null 2>&1 || fail "fixed-work ab failed"
+    "$NUMASIM" plot "$work/fw.json" -o "$work/fw.svg" --keep-script "$work/fw.gp" || fail "fixed-work plot failed"
+    [ "$(grep -m1 '^set title' "$work/fw.gp")" = 'set title "elapsed time (fixed work)"' ] ||
+        fail "fixed work: the first panel is not the elapsed time: $(grep -m1 '^set title' "$work/fw.gp")"
+    grep -q 'runs of 20 s' "$work/fw.gp" && fail "fixed work: the title gives the limit, not the runs"
+    grep -Eq 'runs of [0-9.]+(-[0-9.]+)? s \(fixed work\)' "$work/fw.gp" || fail "fixed work: no run length in the title"
+    "$NUMASIM" plot "$work/ab.json" -o "$work/t.svg" --keep-script "$work/t.gp" || fail "timed ab plot failed"
+    [ "$(grep -m1 '^set title' "$work/t.gp")" = 'set title "throughput loss from balancing"' ] ||
+        fail "timed: the first panel is not the throughput loss"
+    grep -q 'runs of 5 s' "$work/t.gp" || fail "timed: the title lacks the runs' length"
+
+    # ---- a sweep's directory against a grid key ------------------------------------------
+    printf '%s\n' '[sweep]' 'scenario = small' 'kernels = v7.3, v7.3+single-folio-v2' 'seeds = 1..2' \
+        '[set]' 'run.duration_s = 1.5' '[grid]' 'numa_balancing.scan_size_mb = 64, 256' >"$work/s.ini"
+    "$NUMASIM" sweep "$work/s.ini" -q --jobs 2 || fail "the sweep failed"
+    "$NUMASIM" plot "$work/s.sweep" -o "$work/sw.svg" --keep-script "$work/sw.gp" --figure tlb-irqs/s ||
+        fail "plot of a sweep failed"
+    grep -q '<svg' "$work/sw.svg" || fail "sw.svg is not SVG"
+    [ "$(grep -c 'with yerrorlines' "$work/sw.gp")" = 2 ] || fail "sweep: not one line per kernel"
+    grep -q 'title "v7.3+single-folio-v2"' "$work/sw.gp" || fail "sweep: a line is not named by its kernel"
+    grep -q 'set xtics ("64" 64, "256" 256)' "$work/sw.gp" || fail "sweep: the x tics are not the grid's values"
+    grep -q 'set xlabel "numa_balancing.scan_size_mb"' "$work/sw.gp" || fail "sweep: the x axis is not the key"
+    grep -q 'mean of 2 seeds, error bars min-max' "$work/sw.gp" || fail "sweep: the title does not say what the bars are"
+    grep -Eq '[0-9a-f]{16}' "$work/sw.gp" && fail "sweep: a point id reached the figure"
+    rc=0
+    "$NUMASIM" plot "$work/s.sweep" -o "$work/x.svg" --x workload.threads 2>"$work/err" || rc=$?
+    [ "$rc" = 2 ] && grep -q 'not a \[grid\] key' "$work/err" && [ ! -e "$work/x.svg" ] ||
+        fail "sweep --x of a key not in the grid: exit $rc, $(cat "$work/err")"
+
     # ---- PNG, where this gnuplot can write one ----------------------------------------
     if gnuplot -e 'set terminal' 2>&1 | grep -Eq '^ *(pngcairo|png) '; then
         "$NUMASIM" plot "$work/a.json" "$work/b.json" -o "$work/runs.png" || fail "PNG plot failed"
@@ -180,6 +257,9 @@ bad "unknown --kind" "$work/x.svg" "$work/a.json" --kind bogus -o "$work/x.svg"
 bad "--kind nodes of an ab result" "$work/x.svg" "$work/ab.json" --kind nodes -o "$work/x.svg"
 grep -q 'not ab results' "$work/err" || fail "unclear message: $(cat "$work/err")"
 bad "no input" "$work/x.svg" -o "$work/x.svg"
+bad "unknown --width" "$work/x.svg" "$work/a.json" --width huge -o "$work/x.svg"
+bad "--figure of result files" "$work/x.svg" "$work/a.json" --figure throughput -o "$work/x.svg"
+bad "--keep-script on the figure" "$work/x.svg" "$work/a.json" -o "$work/x.svg" --keep-script "$work/x.svg"
 
 echo old >"$work/keep.svg"
 rc=0

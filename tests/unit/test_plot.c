@@ -70,7 +70,9 @@ static void test_run_data(void **state)
 	/* the migration-to-flush delays: the same, its tics with units */
 	assert_non_null(strstr(s, "$d0 << EOD\n0 0\n1 0\n"));
 	assert_non_null(strstr(s, "\n11 7\n12 0\nEOD\n"));
-	assert_non_null(strstr(s, "set xtics ('512ns' 10, '1.02us' 11, '2.05us' 12)"));
+	/* one unit per axis, in its label, one format for every tic */
+	assert_non_null(strstr(s, "set xlabel \"delay (ns, log2 bucket lower bound)\""));
+	assert_non_null(strstr(s, "set xtics ('512' 10, '1024' 11, '2048' 12)"));
 	assert_non_null(strstr(s, "$d0 using 1:2 with histeps"));
 	assert_non_null(strstr(s, "set terminal svg "));
 	free(s);
@@ -173,17 +175,22 @@ static void test_ab_published(void **state)
 	fclose(f);
 	unlink(path);
 	/* v7.3: loss 13-16.5 %, no cycles, 202-210 interrupts; +v2: none */
-	assert_non_null(strstr(buf, "$pub << EOD\n0.42 14.75 13 16.5 NaN NaN NaN 206 202 210\n"
-				    "1.42 NaN NaN NaN NaN NaN NaN NaN NaN NaN\nEOD\n"));
-	assert_non_null(strstr(buf, "$pub using 1:2:3:4 with yerrorbars"));
+	/* columns: elapsed, call rate, loss, throughput, cycles, interrupts */
+	assert_non_null(strstr(buf, "$pub << EOD\n0.42 NaN NaN NaN NaN NaN NaN 14.75 13 16.5 NaN NaN NaN "
+				    "NaN NaN NaN 206 202 210\n"
+				    "1.42 NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN\nEOD\n"));
 	assert_non_null(strstr(buf, "$pub using 1:8:9:10 with yerrorbars"));
-	assert_null(strstr(buf, "$pub using 1:5:6:7")); /* no published cycles: not drawn */
+	assert_non_null(strstr(buf, "$pub using 1:17:18:19 with yerrorbars"));
+	assert_null(strstr(buf, "$pub using 1:14:15:16")); /* no published cycles: not drawn */
+	/* no elapsed time nor calls in the results: the loss leads */
+	assert_non_null(strstr(buf, "set title \"throughput loss from balancing\""));
+	assert_null(strstr(buf, "elapsed time"));
 	/* the source: double-quoted, '"', '\\' and the backquote (a shell
 	 * command in a double-quoted gnuplot string) as octal escapes */
 	assert_non_null(strstr(buf, "set label 98 \"published (diamond, min-max), from it's \\042x\\042 "
 				    "\\140touch pwned\\140 \\134 system('touch pwned')\""));
 	/* the spread of the pairs is still drawn */
-	assert_non_null(strstr(buf, "with yerrorbars lc rgb 'black'"));
+	assert_non_null(strstr(buf, "with vectors nohead lc rgb 'black'"));
 	free(buf);
 }
 
