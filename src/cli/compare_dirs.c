@@ -145,9 +145,11 @@ static char **json_names(const char *dir, size_t *nr)
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
+	if (!names)
+		names = xcalloc(1, sizeof(*names)); /* none: an empty list, not a failure */
 	qsort(names, n, sizeof(*names), cmp_names);
 	*nr = n;
-	return names ? names : xcalloc(1, sizeof(*names));
+	return names;
 }
 
 /* A directory of run results: every *.json in it must be one. */
