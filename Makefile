@@ -49,15 +49,15 @@ else
   $(error unknown BUILD '$(BUILD)' (use BUILD=release, BUILD=asan or BUILD=debug))
 endif
 
-PKG_CFLAGS    := $(shell pkg-config --cflags inih jansson 2>/dev/null)
-PKG_LIBS      := $(shell pkg-config --libs inih jansson 2>/dev/null)
+PKG_CFLAGS    := $(shell pkg-config --cflags inih jansson zlib 2>/dev/null)
+PKG_LIBS      := $(shell pkg-config --libs inih jansson zlib 2>/dev/null)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 NUMA_LIBS     := $(shell pkg-config --libs numa 2>/dev/null || echo -lnuma)
 
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-  ifneq ($(shell pkg-config --exists inih jansson cmocka numa && echo ok),ok)
-    $(warning pkg-config cannot find inih/jansson/cmocka/numa; run scripts/deps.sh)
+  ifneq ($(shell pkg-config --exists inih jansson zlib cmocka numa && echo ok),ok)
+    $(warning pkg-config cannot find inih/jansson/zlib/cmocka/numa; run scripts/deps.sh)
   endif
 endif
 
@@ -116,7 +116,7 @@ NL_LIB      := $(BDIR)/libnumaload.a
 NUMALOAD    := $(BDIR)/numaload
 # A static numaload for the realcheck guest's initramfs (release only).
 NUMALOAD_STATIC := $(BDIR)/numaload-static
-STATIC_LIBS := -l:libinih.a -l:libjansson.a -l:libnuma.a -lm -pthread
+STATIC_LIBS := -l:libinih.a -l:libjansson.a -l:libnuma.a -l:libz.a -lm -pthread
 
 TEST_SRCS   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRCS := $(sort $(wildcard tests/unit/helpers/*.c))

@@ -8,10 +8,12 @@
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
+# zlib1g-dev: --trace writes large Chrome JSON traces gzip'd (FILE.json.gz), the
+# field's standard compression, which Perfetto and chrome://tracing open as is.
 # trace-cmd: tests/e2e/trace.sh reads numasim's trace.dat with 'trace-cmd report'.
 # munge slurmctld slurmd slurm-client: tests/e2e/slurm.sh runs a sweep through a
 # single-node Slurm it starts itself (no service is enabled or started here).
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev jq help2man trace-cmd
+REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev zlib1g-dev jq help2man trace-cmd
           munge slurmctld slurmd slurm-client)
 # poppler-utils: tests/e2e/plot.sh measures the PDFs (pdfinfo, pdftotext -bbox).
 OPTIONAL=(gnuplot-nox poppler-utils)

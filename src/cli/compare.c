@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/compare.h"
 #include "cli/sweep.h"
 #include "lib/escape.h"
 #include "lib/outfile.h"
@@ -33,6 +34,7 @@ static FILE *out;
 const char compare_usage[] =
 	"usage: numasim compare A.json B.json... [OPTIONS]\n"
 	"       numasim compare DIR [OPTIONS]\n"
+	"       numasim compare DIR-A DIR-B [OPTIONS]\n"
 	"\n"
 	"Compare numasim results in the layout of mmtests' compare-kernels: one\n"
 	"column per result, the first one the baseline.  Inputs are all 'numasim run\n"
@@ -42,6 +44,15 @@ const char compare_usage[] =
 	"sweep's directory ('numasim sweep'): a table per grid value and balancing\n"
 	"setting, one column per kernel, one sample per seed (the run's mean over\n"
 	"its seconds after the first, and its throughput).\n"
+	"\n"
+	"Two directories (mmtests' compare-kernels --baseline A --compare B), each a\n"
+	"sweep's or a directory of run results: their results grouped into points\n"
+	"(kernel, grid values, balancing; the seeds are the samples), each point of\n"
+	"A beside the same point of B, one mean row per metric, and the points on one\n"
+	"side only listed.  Kernels match by name; when no kernel is on both sides\n"
+	"they pair in order (A's first with B's first: a baseline sweep against a\n"
+	"patched one).  The marker is Welch's t-test at 95% over the seeds; a point\n"
+	"with fewer than 2 seeds a side says it has too few for one.\n"
 	"\n"
 	"Rows per metric: Min, Amean (lower is better) or Hmean (higher is better),\n"
 	"Gmean (not for per-second samples), Stddev, CoeffVar, Max.  The percentage\n"
@@ -63,20 +74,10 @@ const char compare_usage[] =
 	"  -h, --help          this text\n"
 	"\n"
 	"exit status: 0 ok, 2 bad input (missing file, not a numasim result, run and\n"
-	"ab results mixed, unknown metric, a sweep without results).\n";
+	"ab results mixed, unknown metric, a directory without results, directories\n"
+	"whose kernels neither match nor pair).\n";
 
-enum source { SRC_SERIES, SRC_SCALAR, SRC_PAIRS };
-
-struct metric {
-	const char *name;   /* row label */
-	const char *key;    /* JSON key */
-	enum source src;
-	bool higher_better; /* Hmean and pdiff; else Amean and pndiff */
-	double scale;       /* shown value = sample * scale */
-	bool skip_zero;     /* a zero means "no sample" (no pass ended that second) */
-};
-
-static const struct metric run_metrics[] = {
+static const struct compare_metric run_metrics[] = {
 	{ "tlb-irqs/s", "tlb_irqs_per_s", SRC_SERIES, false, 1, false },
 	{ "migrations/s", "migrations_per_s", SRC_SERIES, false, 1, false },
 	{ "pte-updates/s", "pte_updates_per_s", SRC_SERIES, false, 1, false },
@@ -84,7 +85,7 @@ static const struct metric run_metrics[] = {
 	{ "throughput", "throughput_ops_per_s", SRC_SCALAR, true, 1, false },
 };
 
-static const struct metric ab_metrics[] = {
+static const struct compare_metric ab_metrics[] = {
 	{ "tput-loss-%", "throughput_loss", SRC_PAIRS, false, 100, false },
 	{ "kernel-cycles/pte", "kernel_cycles_per_hinting_pte", SRC_PAIRS, false, 1, false },
 	{ "tlb-irqs/migrated", "tlb_irqs_per_migrated_page", SRC_PAIRS, false, 1, false },
@@ -121,7 +122,7 @@ struct cmp {
 	int nr_files;
 	struct column col[MAX_COLS];
 	int nr_cols;
-	const struct metric *metric[MAX_METRICS];
+	const struct compare_metric *metric[MAX_METRICS];
 	int nr_metrics;
 	int width; /* of a value column: number + " (  x.xx%)" */
 	/* a sweep's directory */
@@ -142,7 +143,7 @@ struct summary {
 /* A run's per-second samples of @m, the first second left out: it is
  * the start-up (nothing scans before numa_balancing.scan_delay_ms), not
  * the workload's steady state. */
-static size_t series_samples(const struct metric *m, const json_t *run, double *v, size_t max)
+static size_t series_samples(const struct compare_metric *m, const json_t *run, double *v, size_t max)
 {
 	const json_t *arr = json_object_get(json_object_get(run, "timeseries"), m->key);
 	size_t n = 0, i;
@@ -157,14 +158,12 @@ static size_t series_samples(const struct metric *m, const json_t *run, double *
 	return n;
 }
 
-static size_t series_len(const struct metric *m, const json_t *run)
+static size_t series_len(const struct compare_metric *m, const json_t *run)
 {
 	return json_array_size(json_object_get(json_object_get(run, "timeseries"), m->key));
 }
 
-/* One run's value of @m: its scalar, or the mean of its per-second
- * samples (NaN if it has none). */
-static double run_value(const struct metric *m, const json_t *run)
+double compare_run_value(const struct compare_metric *m, const json_t *run)
 {
 	if (m->src == SRC_SCALAR) {
 		const json_t *x = json_object_get(run, m->key);
@@ -183,7 +182,20 @@ static double run_value(const struct metric *m, const json_t *run)
 	return mean;
 }
 
-static size_t samples_of(const struct metric *m, const struct column *c, double **out)
+const struct compare_metric *compare_run_metric(size_t i)
+{
+	return i < NR(run_metrics) ? &run_metrics[i] : NULL;
+}
+
+const struct compare_metric *compare_find_run_metric(const char *name)
+{
+	for (size_t i = 0; i < NR(run_metrics); i++)
+		if (!strcmp(run_metrics[i].name, name) || !strcmp(run_metrics[i].key, name))
+			return &run_metrics[i];
+	return NULL;
+}
+
+static size_t samples_of(const struct compare_metric *m, const struct column *c, double **out)
 {
 	size_t max = 1, n = 0;
 	if (c->per_seed)
@@ -199,7 +211,7 @@ static size_t samples_of(const struct metric *m, const struct column *c, double 
 	}
 	if (c->per_seed) {
 		for (int r = 0; r < c->nr_runs; r++) {
-			double x = run_value(m, c->runs[r]);
+			double x = compare_run_value(m, c->runs[r]);
 			if (!isnan(x))
 				v[n++] = x;
 		}
@@ -208,7 +220,7 @@ static size_t samples_of(const struct metric *m, const struct column *c, double 
 	} else if (m->src == SRC_PAIRS) {
 		n = mmstat_json_samples(json_object_get(c->src, m->key), v, max, m->skip_zero);
 	} else {
-		double x = run_value(m, c->src);
+		double x = compare_run_value(m, c->src);
 		if (!isnan(x))
 			v[n++] = x;
 	}
@@ -218,7 +230,7 @@ static size_t samples_of(const struct metric *m, const struct column *c, double 
 	return n;
 }
 
-static void summarise(const struct metric *m, const struct column *c, struct summary *s)
+static void summarise(const struct compare_metric *m, const struct column *c, struct summary *s)
 {
 	double *v;
 	size_t n = samples_of(m, c, &v);
@@ -289,7 +301,7 @@ static double stat_of(const struct summary *s, enum stat_row r)
 	}
 }
 
-static void print_metric(const struct cmp *c, const struct metric *m, const struct summary *s, int opw)
+static void print_metric(const struct cmp *c, const struct compare_metric *m, const struct summary *s, int opw)
 {
 
 	for (int r = 0; r < NR_ROWS; r++) {
@@ -543,9 +555,9 @@ static void name_columns(struct cmp *c)
 	}
 }
 
-static const struct metric *find_metric(const struct cmp *c, const char *name)
+static const struct compare_metric *find_metric(const struct cmp *c, const char *name)
 {
-	const struct metric *tab = c->kind == MMSTAT_RESULT_RUN ? run_metrics : ab_metrics;
+	const struct compare_metric *tab = c->kind == MMSTAT_RESULT_RUN ? run_metrics : ab_metrics;
 	size_t n = c->kind == MMSTAT_RESULT_RUN ? NR(run_metrics) : NR(ab_metrics);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(tab[i].name, name) || !strcmp(tab[i].key, name))
@@ -556,7 +568,7 @@ static const struct metric *find_metric(const struct cmp *c, const char *name)
 static int pick_metrics(struct cmp *c, char **wanted, int nr_wanted)
 {
 	if (!nr_wanted) {
-		const struct metric *tab = c->kind == MMSTAT_RESULT_RUN ? run_metrics : ab_metrics;
+		const struct compare_metric *tab = c->kind == MMSTAT_RESULT_RUN ? run_metrics : ab_metrics;
 		size_t n = c->kind == MMSTAT_RESULT_RUN ? NR(run_metrics) : NR(ab_metrics);
 		for (size_t i = 0; i < n; i++)
 			c->metric[c->nr_metrics++] = &tab[i];
@@ -565,7 +577,7 @@ static int pick_metrics(struct cmp *c, char **wanted, int nr_wanted)
 	for (int w = 0; w < nr_wanted; w++) {
 		char *save = NULL;
 		for (char *tok = strtok_r(wanted[w], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			const struct metric *m = find_metric(c, tok);
+			const struct compare_metric *m = find_metric(c, tok);
 			if (!m) {
 				fprintf(stderr, "numasim compare: unknown metric '%s' for %s results\n"
 					"Try 'numasim compare --help'.\n",
@@ -900,9 +912,16 @@ int cmd_compare(int argc, char **argv)
 	}
 
 	struct stat st;
-	if (!stat(argv[optind], &st) && S_ISDIR(st.st_mode)) {
+	bool dir0 = !stat(argv[optind], &st) && S_ISDIR(st.st_mode);
+	bool dir1 = argc - optind == 2 && !stat(argv[optind + 1], &st) && S_ISDIR(st.st_mode);
+	if (dir0 && dir1) {
+		rc = compare_dirs(argv[optind], argv[optind + 1], wanted, nr_wanted);
+		goto out;
+	}
+	if (dir0 || dir1) {
 		if (argc - optind != 1) {
-			fprintf(stderr, "numasim compare: a sweep's directory is compared alone\n");
+			fprintf(stderr, "numasim compare: a directory is compared alone (a sweep's kernels) "
+				"or with another directory (A B), not with files\n");
 			goto out;
 		}
 		if (load_dir(c, argv[optind]))

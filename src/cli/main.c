@@ -75,14 +75,19 @@ static const char run_usage[] =
 	"  --trace FILE        record a trace: FILE.json (Chrome trace events, for\n"
 	"                      ui.perfetto.dev), FILE.txt (ftrace text) and FILE.dat\n"
 	"                      (trace-cmd's trace.dat, for trace-cmd report and\n"
-	"                      KernelShark); a .json, .txt or .dat suffix on FILE is\n"
-	"                      dropped.  See docs/traces.md\n"
+	"                      KernelShark); a .json, .json.gz, .txt or .dat suffix on\n"
+	"                      FILE is dropped.  See docs/traces.md\n"
+	"  --trace-gzip yes|no|auto  FILE.json.gz (gzip'd; Perfetto opens it) instead\n"
+	"                      of FILE.json: always, never, or auto when the JSON\n"
+	"                      would be over 16 MiB.  The default is auto, or what\n"
+	"                      FILE's suffix names (.json: no, .json.gz: yes).  An\n"
+	"                      older FILE.json(.gz) of the other form is removed\n"
 	"  --trace-window START:END  only events in [START, END) simulated seconds\n"
 	"                      (default: the whole run; either side may be empty)\n"
 	"  --trace-events LIST comma-separated event names, 'kernel' (the kernel's\n"
 	"                      tracepoints) or 'all' (default)\n"
 	"  --trace-max-mb N    stop the run, and write nothing, once the trace passes\n"
-	"                      N MiB of text + JSON (default 2048; the buffer holds\n"
+	"                      N MiB of text + JSON, uncompressed (default 2048; the buffer holds\n"
 	"                      N MiB / 128 events, at most 20 million)\n"
 	"  --check             check the modelled mm's invariants every 0.1 simulated\n"
 	"                      seconds and at the end, as a debug build always does\n"
@@ -165,7 +170,7 @@ struct run_args {
 };
 
 enum { OPT_KERNEL = 256, OPT_SEED, OPT_SET, OPT_JSON, OPT_DURATION, OPT_TRACE, OPT_TRACE_WINDOW,
-       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_CHECK, OPT_ORACLE, OPT_EXACT,
+       OPT_TRACE_EVENTS, OPT_TRACE_MAX_MB, OPT_TRACE_GZIP, OPT_CHECK, OPT_ORACLE, OPT_EXACT,
        OPT_COSTS };
 
 static void add_override(struct run_args *a, const char *option, const char *key,
@@ -189,6 +194,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		{ "trace-window", required_argument, NULL, OPT_TRACE_WINDOW },
 		{ "trace-events", required_argument, NULL, OPT_TRACE_EVENTS },
 		{ "trace-max-mb", required_argument, NULL, OPT_TRACE_MAX_MB },
+		{ "trace-gzip", required_argument, NULL, OPT_TRACE_GZIP },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "oracle", no_argument, NULL, OPT_ORACLE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -214,6 +220,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		case OPT_TRACE_WINDOW: a->trace.window = optarg; break;
 		case OPT_TRACE_EVENTS: a->trace.events = optarg; break;
 		case OPT_TRACE_MAX_MB: a->trace.max_mb = optarg; break;
+		case OPT_TRACE_GZIP: a->trace.gzip = optarg; break;
 		default: return EXIT_INPUT;
 		}
 	}
@@ -245,8 +252,9 @@ static int apply_overrides(const struct run_args *a, struct scenario *sc, char *
 static int check_collisions(const struct run_args *a, const struct scenario *sc, char *err,
 			    size_t errlen)
 {
-	char tj[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8], td[sizeof(a->trace.base) + 8];
-	const char *name[5], *path[5];
+	char tj[sizeof(a->trace.base) + 8], tz[sizeof(a->trace.base) + 8], tt[sizeof(a->trace.base) + 8],
+	     td[sizeof(a->trace.base) + 8];
+	const char *name[6], *path[6];
 	int n = 0;
 	if (a->json) {
 		name[n] = "--json";
@@ -256,8 +264,11 @@ static int check_collisions(const struct run_args *a, const struct scenario *sc,
 		snprintf(tj, sizeof(tj), "%s.json", a->trace.base);
 		snprintf(tt, sizeof(tt), "%s.txt", a->trace.base);
 		snprintf(td, sizeof(td), "%s.dat", a->trace.base);
+		snprintf(tz, sizeof(tz), "%s.json.gz", a->trace.base);
 		name[n] = "--trace";
 		path[n++] = tj;
+		name[n] = "--trace";
+		path[n++] = tz; /* the JSON's name if it is gzip'd */
 		name[n] = "--trace";
 		path[n++] = tt;
 		name[n] = "--trace";

@@ -167,10 +167,20 @@ bool outfile_same(const char *a, const char *b)
 
 /* ---- writing ------------------------------------------------------------------ */
 
+/* An existing file's mode is kept; a new file gets 0666 less the umask. */
+static mode_t target_mode(const char *path)
+{
+	struct stat st;
+	if (!lstat(path, &st) && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int outfile_open(struct outfile *o, const char *what, const char *path, char *err, size_t errlen)
 {
 	char dir[OUTFILE_PATH_MAX];
-	struct stat st;
 	memset(o, 0, sizeof(*o));
 	o->slot = -1;
 	o->what = what;
@@ -189,19 +199,32 @@ int outfile_open(struct outfile *o, const char *what, const char *path, char *er
 	}
 	o->slot = slot_take(o->tmp);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	if (!lstat(path, &st) && S_ISREG(st.st_mode)) {
-		o->mode = st.st_mode & 07777; /* keep an existing file's mode */
-	} else {
-		mode_t mask = umask(0);
-		umask(mask);
-		o->mode = 0666 & ~mask;
-	}
+	o->mode = target_mode(path);
 	if (!(o->f = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: %s: %s", what, o->tmp, strerror(errno));
 		close(fd);
 		outfile_discard(o);
 		return -1;
 	}
+	return 0;
+}
+
+int outfile_retarget(struct outfile *o, const char *path, const char *stale, char *err, size_t errlen)
+{
+	char a[OUTFILE_PATH_MAX], b[OUTFILE_PATH_MAX];
+	dir_of(o->path, a, sizeof(a));
+	dir_of(path, b, sizeof(b));
+	/* the temporary must be renamed within its directory */
+	if (strcmp(a, b)) {
+		snprintf(err, errlen, "%s: %s is not in the directory of %s", o->what, path, o->path);
+		return -1;
+	}
+	if (outfile_check(o->what, path, err, errlen))
+		return -1;
+	if (strcmp(path, o->path))
+		o->mode = target_mode(path);
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	snprintf(o->stale, sizeof(o->stale), "%s", stale ? stale : "");
 	return 0;
 }
 
@@ -296,6 +319,17 @@ int outfile_commit_group(struct outfile *o, int n, char *err, size_t errlen)
 				 strerror(errno));
 			rc = -1;
 		}
+	/* nor the old file under its other name (a trace's FILE.json beside a
+	 * new FILE.json.gz); only a file or a link, never what it points to */
+	for (i = 0; i < n && !rc; i++) {
+		struct stat st;
+		if (o[i].stale[0] && !lstat(o[i].stale, &st) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    unlink(o[i].stale) && errno != ENOENT) {
+			snprintf(err, errlen, "%s: cannot remove the old %s: %s", o[i].what, o[i].stale,
+				 strerror(errno));
+			rc = -1;
+		}
+	}
 	for (i = 0; i < n && !rc; i++, done++)
 		if (rename(o[i].tmp, o[i].path)) {
 			snprintf(err, errlen, "%s: cannot write %s: %s", o[i].what, o[i].path,

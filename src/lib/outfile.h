@@ -29,6 +29,7 @@ struct outfile {
 	FILE *f;                          /* open on the temporary, or NULL */
 	mode_t mode;
 	int slot;                         /* signal-cleanup slot, -1 if none */
+	char stale[OUTFILE_PATH_MAX];     /* removed at the commit, or "" (outfile_retarget) */
 };
 
 /* Can @path be written?  Its directory must exist and be writable, and the
@@ -42,6 +43,14 @@ bool outfile_same(const char *a, const char *b);
 
 /* Create the temporary for @path; o->f is open on it.  0 or -1 (@err). */
 int outfile_open(struct outfile *o, const char *what, const char *path, char *err, size_t errlen);
+
+/* Give @o, before its commit, the target @path in the same directory (the
+ * temporary is renamed there) instead of the one it was opened for, and
+ * say which file it replaces under another name (@stale, or NULL): the
+ * commit removes that one if it is a file or a link, with the group's old
+ * targets.  A trace's FILE.json becomes FILE.json.gz this way once the
+ * run's size is known, and an older FILE.json goes.  0, or -1 (@err). */
+int outfile_retarget(struct outfile *o, const char *path, const char *stale, char *err, size_t errlen);
 
 /* For writers that open the file themselves (gnuplot): close the stream,
  * keeping the temporary (o->tmp) for them to write. */

@@ -105,6 +105,52 @@ double mmstat_cidiff(double new_mean, double new_ci, double base_mean, double ba
 	return sum == 0 ? diff : diff / sum;
 }
 
+/* Student's t quantile t(0.975, df) for df = 1..30, then 40, 60, 120 (the
+ * rows of a printed table, to 6 digits). */
+static const double t975_small[30] = {
+	12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
+	2.262157, 2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905,
+	2.109816, 2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
+	2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
+};
+
+double mmstat_t975(double df)
+{
+	if (!(df >= 1))
+		return NAN;
+	/* Round down to a row, as one does with a printed table: a smaller
+	 * df has a larger quantile, so the test can only be stricter. */
+	if (df < 31)
+		return t975_small[(int)df - 1];
+	if (df < 40)
+		return t975_small[29];
+	if (df < 60)
+		return 2.021075;
+	if (df < 120)
+		return 2.000298;
+	return 1.979930;
+}
+
+int mmstat_welch(double mean_a, double sd_a, size_t n_a, double mean_b, double sd_b, size_t n_b, double *t,
+		 double *df)
+{
+	*t = *df = NAN;
+	if (n_a < 2 || n_b < 2 || isnan(sd_a) || isnan(sd_b))
+		return -1;
+	double va = sd_a * sd_a / (double)n_a, vb = sd_b * sd_b / (double)n_b;
+	double diff = mean_b - mean_a;
+	if (va + vb == 0) {
+		/* no spread on either side: any difference is beyond chance */
+		*t = diff == 0 ? 0 : diff > 0 ? INFINITY : -INFINITY;
+		*df = (double)(n_a + n_b - 2);
+		return diff != 0;
+	}
+	*t = diff / sqrt(va + vb);
+	/* Welch-Satterthwaite; a side without spread adds nothing */
+	*df = (va + vb) * (va + vb) / (va * va / (double)(n_a - 1) + vb * vb / (double)(n_b - 1));
+	return fabs(*t) > mmstat_t975(*df);
+}
+
 double mmstat_pdiff(double new_value, double base_value)
 {
 	if (new_value == base_value || new_value == 0)

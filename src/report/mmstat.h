@@ -42,6 +42,19 @@ double mmstat_coeffvar(const double *v, size_t n);
 double mmstat_ci_halfwidth(const double *v, size_t n);
 /* (new - base) / (new_ci + base_ci); new - base if the half-widths sum to 0. */
 double mmstat_cidiff(double new_mean, double new_ci, double base_mean, double base_ci);
+/* Student's t quantile t(0.975, df): the two-sided 95% critical value.
+ * A table (df 1..30, 40, 60, 120), @df rounded down to its row, as with a
+ * printed table (conservative: the quantile of a smaller df is larger);
+ * 1.979930 (df 120) from 120 on.  NaN for df < 1. */
+double mmstat_t975(double df);
+/* Welch's two-sample t-test at 95%, two-sided, of samples a and b given by
+ * their means, sample stddevs and sizes: 1 significant, 0 not, -1 when a
+ * side has fewer than 2 samples (no stddev: no test).  *t = (mean_b -
+ * mean_a) / sqrt(sd_a^2/n_a + sd_b^2/n_b), *df the Welch-Satterthwaite
+ * degrees of freedom.  With no spread on either side any difference is
+ * significant (t infinite) and equal means are not. */
+int mmstat_welch(double mean_a, double sd_a, size_t n_a, double mean_b, double sd_b, size_t n_b, double *t,
+		 double *df);
 /* Higher is better: new / base * 100 - 100 (0 if equal or new is 0, 100 if
  * base is 0). */
 double mmstat_pdiff(double new_value, double base_value);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/escape.h"
+#include "lib/gzfile.h"
 #include "lib/strnum.h"
 #include "report/report.h"
 #include "kernel/sim.h"
@@ -1088,11 +1089,28 @@ static int parse_secs(const char *s, double *v)
 	return strnum_double(s, v) || *v < 0 ? -1 : 0;
 }
 
+/* --trace-gzip yes|no|auto */
+static int trace_gzip_mode(struct trace_opts *o, char *err, size_t errlen)
+{
+	static const char *const names[] = { [TRACE_GZIP_AUTO] = "auto", [TRACE_GZIP_YES] = "yes",
+					      [TRACE_GZIP_NO] = "no" };
+	o->gz = TRACE_GZIP_AUTO;
+	if (!o->gzip)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(o->gzip, names[i])) {
+			o->gz = i;
+			return 0;
+		}
+	snprintf(err, errlen, "--trace-gzip: '%s' is not yes, no or auto", o->gzip);
+	return -1;
+}
+
 int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size_t errlen)
 {
 	if (!o->path) {
 		const char *opt = o->window ? "--trace-window" : o->events ? "--trace-events"
-					   : o->max_mb ? "--trace-max-mb" : NULL;
+					   : o->max_mb ? "--trace-max-mb" : o->gzip ? "--trace-gzip" : NULL;
 		if (opt) {
 			snprintf(err, errlen, "%s needs --trace FILE", opt);
 			return -1;
@@ -1106,8 +1124,17 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 		return -1;
 	}
 	memcpy(o->base, o->path, n + 1);
-	if (ends_with(o->base, ".json"))
+	if (trace_gzip_mode(o, err, errlen))
+		return -1;
+	if (ends_with(o->base, ".json.gz")) {
+		o->base[n - 8] = 0;
+		if (!o->gzip)
+			o->gz = TRACE_GZIP_YES; /* asked for by name */
+	} else if (ends_with(o->base, ".json")) {
 		o->base[n - 5] = 0;
+		if (!o->gzip)
+			o->gz = TRACE_GZIP_NO; /* the name asked for, whatever the size */
+	}
 	else if (ends_with(o->base, ".txt") || ends_with(o->base, ".dat"))
 		o->base[n - 4] = 0;
 	const char *slash = strrchr(o->base, '/');
@@ -1117,6 +1144,9 @@ int trace_opts_check(struct trace_opts *o, uint64_t duration_ns, char *err, size
 	}
 	char f[sizeof(o->base) + 8];
 	snprintf(f, sizeof(f), "%s.json", o->base);
+	if (outfile_check("--trace", f, err, errlen))
+		return -1;
+	snprintf(f, sizeof(f), "%s.json.gz", o->base);
 	if (outfile_check("--trace", f, err, errlen))
 		return -1;
 	snprintf(f, sizeof(f), "%s.txt", o->base);
@@ -1350,7 +1380,10 @@ struct trace_output {
 	struct trace_meta m;
 	char title[512];
 	char json[OUTFILE_PATH_MAX + 8], text[OUTFILE_PATH_MAX + 8], dat[OUTFILE_PATH_MAX + 8];
+	char other[OUTFILE_PATH_MAX + 8]; /* the JSON's name in the other form: an older one goes */
+	bool gzip;                        /* the JSON as FILE.json.gz */
 	uint64_t jbytes, tbytes, dbytes;
+	uint64_t zbytes;                  /* FILE.json.gz's size */
 };
 
 void trace_output_free(struct trace_output *x)
@@ -1407,6 +1440,12 @@ int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char
 		trace_output_free(x);
 		return EXIT_TRACE_TOO_LARGE;
 	}
+	/* auto: gzip'd once the JSON is over the threshold (measured above,
+	 * uncompressed, as the size limit is) */
+	x->gzip = o->gz == TRACE_GZIP_YES ||
+		  (o->gz == TRACE_GZIP_AUTO && whole.jbytes > ((uint64_t)TRACE_GZIP_AUTO_MB << 20));
+	snprintf(x->json, sizeof(x->json), "%s.json%s", o->base, x->gzip ? ".gz" : "");
+	snprintf(x->other, sizeof(x->other), "%s.json%s", o->base, x->gzip ? "" : ".gz");
 	*out = x;
 	return 0;
 }
@@ -1429,7 +1468,9 @@ static int write_one(const struct trace_output *x, trace_writer fn, struct outfi
 
 int trace_files_open(const struct trace_opts *o, struct outfile files[TRACE_FILES], char *err, size_t errlen)
 {
-	static const char *const ext[TRACE_FILES] = { "json", "txt", "dat" };
+	/* auto: FILE.json until the run's size says otherwise (trace_output_write) */
+	const char *json = o->gz == TRACE_GZIP_YES ? "json.gz" : "json";
+	const char *const ext[TRACE_FILES] = { json, "txt", "dat" };
 	for (int i = 0; i < TRACE_FILES; i++) {
 		char path[sizeof(o->base) + 8];
 		snprintf(path, sizeof(path), "%s.%s", o->base, ext[i]);
@@ -1442,9 +1483,42 @@ int trace_files_open(const struct trace_opts *o, struct outfile files[TRACE_FILE
 	return 0;
 }
 
+/* The JSON through a gzip stream into its temporary; *@zbytes: the
+ * compressed size. */
+static int write_json_gz(const struct trace_output *x, struct outfile *f, uint64_t *bytes, uint64_t *zbytes,
+			 char *err, size_t errlen)
+{
+	FILE *gz = gzfile_open(f->f, TRACE_GZIP_LEVEL);
+	if (!gz) {
+		snprintf(err, errlen, "--trace: %s: out of memory", f->path);
+		return -1;
+	}
+	errno = 0;
+	int rc = trace_write_json(x->s->e.trace, x->p, &x->m, gz, bytes);
+	rc |= ferror(gz);
+	rc |= gzfile_close(gz); /* finishes the gzip member in f->f */
+	if (rc || fflush(f->f) || ferror(f->f)) {
+		snprintf(err, errlen, "--trace: cannot write %s: %s", f->path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	off_t end = ftello(f->f);
+	*zbytes = end > 0 ? (uint64_t)end : 0;
+	return 0;
+}
+
+static int write_json(struct trace_output *x, struct outfile *f, char *err, size_t errlen)
+{
+	/* the temporary was made for FILE.json before the run; its name now */
+	if (outfile_retarget(f, x->json, x->other, err, errlen))
+		return -1;
+	if (x->gzip)
+		return write_json_gz(x, f, &x->jbytes, &x->zbytes, err, errlen);
+	return write_one(x, trace_write_json, f, &x->jbytes, err, errlen);
+}
+
 int trace_output_write(struct trace_output *x, struct outfile files[TRACE_FILES], char *err, size_t errlen)
 {
-	if (write_one(x, trace_write_json, &files[0], &x->jbytes, err, errlen) ||
+	if (write_json(x, &files[0], err, errlen) ||
 	    write_one(x, trace_write_text, &files[1], &x->tbytes, err, errlen) ||
 	    write_one(x, trace_write_dat, &files[2], &x->dbytes, err, errlen)) {
 		for (int i = 0; i < TRACE_FILES; i++)
@@ -1464,7 +1538,13 @@ void trace_output_report(const struct trace_output *x, FILE *msg)
 	fprintf(msg, "trace: %zu events (%zu spans, %zu of them async: not nested), ", x->s->e.trace->n,
 		x->p->spans, x->p->nr_async);
 	fputs_escaped(x->json, msg);
-	fprintf(msg, " %s, ", a);
+	if (x->gzip) {
+		char z[32];
+		human_size(x->zbytes, z, sizeof(z));
+		fprintf(msg, " %s (%s of JSON), ", z, a);
+	} else {
+		fprintf(msg, " %s, ", a);
+	}
 	fputs_escaped(x->text, msg);
 	fprintf(msg, " %s, ", b);
 	fputs_escaped(x->dat, msg);

@@ -37,14 +37,23 @@ struct timeseries;
 /* ... but at most this many events (56 bytes each in memory, ~1.1 GB). */
 #define TRACE_MAX_EVENTS 20000000u
 
+/* The Chrome JSON gzip'd (FILE.json.gz, which Perfetto opens as is): always,
+ * never, or when the JSON would be over TRACE_GZIP_AUTO_MB MiB. */
+enum trace_gzip { TRACE_GZIP_AUTO, TRACE_GZIP_YES, TRACE_GZIP_NO };
+#define TRACE_GZIP_AUTO_MB 16u
+/* zlib's level: 6, gzip's default (level 1 is faster and ~1.5x larger) */
+#define TRACE_GZIP_LEVEL 6
+
 /* What a run's --trace options asked for. */
 struct trace_opts {
 	const char *path;      /* --trace FILE; NULL: no trace */
 	const char *window;    /* --trace-window START:END (seconds) or NULL */
 	const char *events;    /* --trace-events LIST or NULL ("all") */
 	const char *max_mb;    /* --trace-max-mb N or NULL */
+	const char *gzip;      /* --trace-gzip yes|no|auto or NULL (auto) */
 	/* filled by trace_opts_check() */
-	char base[4096];       /* FILE without a .json / .txt suffix */
+	char base[4096];       /* FILE without a .json / .json.gz / .txt / .dat suffix */
+	int gz;                /* enum trace_gzip */
 	uint64_t start, end;   /* ns; end UINT64_MAX: to the end of the run */
 	uint32_t mask;
 	uint64_t max_bytes;
@@ -68,7 +77,7 @@ struct trace_output;
 int trace_finish_run(const struct sim *s, const struct trace_opts *o, const char *scenario, FILE *msg,
 		     struct trace_output **out);
 #define EXIT_TRACE_TOO_LARGE 2
-/* Create the temporaries of FILE.json, FILE.txt and FILE.dat in @files,
+/* Create the temporaries of FILE.json (or .json.gz), FILE.txt and FILE.dat in @files,
  * before the run: a trace that cannot be written fails before it, not
  * after.  0, or -1 with a message and none left behind. */
 #define TRACE_FILES 3

@@ -206,7 +206,10 @@ got=$(awk '/^numasim compare/ { t++ } t == 1 && /^Amean +tlb-irqs\/s/ { print $3
 [[ $got == "$want" ]] || fail "Amean tlb-irqs/s of v7.3 at size 64 is $got, by hand $want"
 "$NUMASIM" compare one >one.out 2>one.err || fail "compare on a partial sweep failed"
 grep -q '15 of 16 points have no result yet' one.err || fail "compare did not say points are missing"
-"$NUMASIM" compare s.sweep j2 2>/dev/null && fail "compare accepted two directories"
+# two directories (tests/e2e/compare.sh has the rest): identical sweeps, no marker
+"$NUMASIM" compare s.sweep j2 >dirs.out || fail "compare of two sweep directories failed"
+grep -Eq '^[AH]mean .*%\*$' dirs.out && fail "a significance marker between identical sweeps"
+[[ $(grep -c ': 2 vs 2 seeds$' dirs.out) -eq 8 ]] || fail "not 8 points of 2 seeds a side"
 mkdir empty && cp s.sweep/manifest.json empty/
 "$NUMASIM" compare empty 2>/dev/null && fail "compare accepted a sweep without results"
 

@@ -5,7 +5,8 @@
 # trace-cmd report reads FILE.dat and prints the .txt's events (where
 # trace-cmd is installed), the sched NUMA tracepoints of a small numa01
 # carry the tasks' ids in the kernel's layout, a window keeps only its
-# events, and bad options exit 2 writing nothing.
+# events, FILE.json.gz holds the same JSON in the same bytes every run and
+# is chosen above 16 MiB, and bad options exit 2 writing nothing.
 set -euo pipefail
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
@@ -157,7 +158,7 @@ if [ -n "$py" ]; then
 fi
 
 # same inputs, same files
-"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/u" >/dev/null 2>&1 || fail "second traced run failed"
+"$NUMASIM" run small --quiet --duration 1.05 --trace "$work/u.json" >/dev/null 2>&1 || fail "second traced run failed"
 cmp -s "$work/t.txt" "$work/u.txt" && cmp -s "$work/t.json" "$work/u.json" || fail "two identical runs gave different traces"
 cmp -s "$work/t.dat" "$work/u.dat" || fail "two identical runs gave different trace.dat files"
 
@@ -318,6 +319,35 @@ grep -q -e '_begin:' "$work/w.txt" && fail "--trace-events kernel let a simulato
 grep -v -e '^#' -e '^cpus=' "$work/w.txt" | grep -E -q -v "$re" && fail "windowed text lines do not match the regex"
 [ -n "$py" ] && { $py -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/w.json" || fail "windowed JSON does not parse"; }
 
+# ---- FILE.json.gz: the same JSON, the same bytes every time, above 16 MiB ------
+[ ! -e "$work/w.json.gz" ] || fail "auto gzip'd a small trace"
+win=(--quiet --duration 1.05 --trace-window 1.01:1.02 --trace-events kernel)
+"$NUMASIM" run small "${win[@]}" --trace "$work/g" --trace-gzip yes >/dev/null 2>"$work/err" ||
+    fail "--trace-gzip yes failed: $(cat "$work/err")"
+[ -s "$work/g.json.gz" ] && [ ! -e "$work/g.json" ] || fail "--trace-gzip yes: not FILE.json.gz alone: $(ls "$work")"
+gzip -t "$work/g.json.gz" || fail "FILE.json.gz is not gzip"
+gzip -dc "$work/g.json.gz" | cmp - "$work/w.json" || fail "FILE.json.gz holds other JSON than FILE.json"
+cmp <(gzip -dc "$work/g.json.gz" | jq -S .) <(jq -S . "$work/w.json") || fail "jq reads other JSON from FILE.json.gz"
+grep -Eq 'g\.json\.gz [0-9.]+ [KM]iB \([0-9.]+ [KM]iB of JSON\)' "$work/err" ||
+    fail "the summary does not give both sizes: $(cat "$work/err")"
+# deterministic: no name and an mtime of 0 in the header (bytes 3-7: flags, mtime)
+"$NUMASIM" run small "${win[@]}" --trace "$work/g2.json.gz" >/dev/null 2>&1 || fail "--trace FILE.json.gz failed"
+[ ! -e "$work/g2.json" ] || fail "--trace FILE.json.gz wrote FILE.json"
+cmp "$work/g.json.gz" "$work/g2.json.gz" || fail "two runs give other .json.gz bytes"
+[ "$(od -An -tx1 -j3 -N5 "$work/g.json.gz" | tr -d ' ')" = 0000000000 ] ||
+    fail "the gzip header has a name or an mtime: $(od -An -tx1 -N10 "$work/g.json.gz")"
+# auto: a trace whose JSON passes 16 MiB is gzip'd; --trace-gzip no keeps it
+# plain; each removes the other form an earlier run left
+echo stale >"$work/large.json"
+"$NUMASIM" run small --quiet --duration 1.2 --trace "$work/large" >/dev/null 2>"$work/err" ||
+    fail "a large trace failed: $(cat "$work/err")"
+[ -s "$work/large.json.gz" ] && [ ! -e "$work/large.json" ] || fail "auto did not gzip a large trace alone: $(ls "$work")"
+jb=$(gzip -dc "$work/large.json.gz" | wc -c)
+[ "$jb" -gt $((16 << 20)) ] || fail "the large trace's JSON is $jb bytes, not over 16 MiB"
+"$NUMASIM" run small "${win[@]}" --trace "$work/large" --trace-gzip no >/dev/null 2>&1 || fail "--trace-gzip no failed"
+[ -s "$work/large.json" ] && [ ! -e "$work/large.json.gz" ] || fail "--trace-gzip no left the older .json.gz: $(ls "$work")"
+ls -a "$work" | grep -q '^\.g\|^\.large' && fail "temporaries left: $(ls -a "$work")"
+
 # ---- bad input: exit 2, nothing written --------------------------------------
 bad_case() {
     local what=$1; shift
@@ -335,6 +365,9 @@ bad_case "window not a number" --trace "$work/bad" --trace-window a:b
 bad_case "unknown event" --trace "$work/bad" --trace-events tlb_flush,nosuch
 grep -q "nosuch" "$work/err" || fail "unknown event: message does not name it: $(cat "$work/err")"
 bad_case "--trace-max-mb 0" --trace "$work/bad" --trace-max-mb 0
+bad_case "--trace-gzip maybe" --trace "$work/bad" --trace-gzip maybe
+grep -q "^numasim run: --trace-gzip: 'maybe' is not yes, no or auto$" "$work/err" || fail "--trace-gzip maybe: $(cat "$work/err")"
+bad_case "--trace-gzip without --trace" --trace-gzip yes
 bad_case "window without --trace" --trace-window 1:2
 bad_case "unwritable directory" --trace "$work/nonexistent/bad"
 bad_case "--json over the trace.dat" --trace "$work/bad" --json "$work/bad.dat"
@@ -354,6 +387,11 @@ awk -v at="$at" 'BEGIN { exit !(at < 20) }' || fail "over the limit: stopped at 
 ! ls "$work"/big* >/dev/null 2>&1 || fail "over the limit: files written: $(ls "$work"/big*)"
 ! ls -a "$work" | grep -q '^\.big' || fail "over the limit: temporaries left: $(ls -a "$work")"
 [[ ! -s $work/out ]] || fail "over the limit: a report was printed: $(head -3 "$work/out")"
+# the limit is on the uncompressed JSON and text, gzip'd or not
+rc=0
+"$NUMASIM" run small --quiet --duration 20 --trace "$work/big" --trace-max-mb 1 --trace-gzip yes >/dev/null 2>"$work/err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'over --trace-max-mb' "$work/err" || fail "gzip'd over --trace-max-mb: exit $rc: $(cat "$work/err")"
+! ls "$work"/big* >/dev/null 2>&1 || fail "gzip'd over the limit: files written: $(ls "$work"/big*)"
 # ---- hostile cases of issue 28 ----------------------------------------------
 # A trace with no event in it (events that never happen): written whole,
 # no NULL reaches memcpy (UBSan aborted in the .dat writer).

@@ -133,6 +133,42 @@ static void test_cidiff(void **state)
 	assert_float_equal(mmstat_cidiff(5, 0, 5, 0), 0.0, EPS);
 }
 
+/* The table's rows, df rounded down (a fractional Welch df), and the end. */
+static void test_t975(void **state)
+{
+	(void)state;
+	assert_true(fabs(mmstat_t975(1) - 12.706205) < 1e-6);
+	assert_true(fabs(mmstat_t975(1.9) - 12.706205) < 1e-6);
+	assert_true(fabs(mmstat_t975(2) - 4.302653) < 1e-6);
+	assert_true(fabs(mmstat_t975(30.5) - 2.042272) < 1e-6);
+	assert_true(fabs(mmstat_t975(45) - 2.021075) < 1e-6);
+	assert_true(fabs(mmstat_t975(1e6) - 1.979930) < 1e-6);
+	assert_true(isnan(mmstat_t975(0.5)));
+}
+
+static void test_welch(void **state)
+{
+	(void)state;
+	double t, df;
+	/* {1..5} vs {6..10}: t = 5 / sqrt(0.5 + 0.5) = 5, df = 8 > t(0.975, 8) = 2.306 */
+	double sd = mmstat_stddev((double[]){ 1, 2, 3, 4, 5 }, 5);
+	assert_int_equal(mmstat_welch(3, sd, 5, 8, sd, 5, &t, &df), 1);
+	assert_true(fabs(t - 5) < 1e-9 && fabs(df - 8) < 1e-9);
+	/* {1, 3} vs {2, 4}: t = 1 / sqrt(2) at df 2, far from 4.30 */
+	sd = sqrt(2);
+	assert_int_equal(mmstat_welch(2, sd, 2, 3, sd, 2, &t, &df), 0);
+	assert_true(fabs(t - 1 / sqrt(2)) < 1e-9 && fabs(df - 2) < 1e-9);
+	/* unequal spreads: df between min(n) - 1 and n_a + n_b - 2 */
+	assert_int_equal(mmstat_welch(10, 1, 4, 12, 0.1, 4, &t, &df), 1); /* t 3.98, df 3.06: t(3) 3.18 */
+	assert_true(df >= 3 && df < 6);
+	/* fewer than 2 samples: no test */
+	assert_int_equal(mmstat_welch(1, NAN, 1, 5, 1, 3, &t, &df), -1);
+	assert_int_equal(mmstat_welch(1, 0, 1, 5, 1, 3, &t, &df), -1);
+	/* no spread: equal means are not different, different ones are */
+	assert_int_equal(mmstat_welch(7, 0, 2, 7, 0, 2, &t, &df), 0);
+	assert_int_equal(mmstat_welch(7, 0, 2, 7.5, 0, 2, &t, &df), 1);
+}
+
 static void test_pdiff_higher_is_better(void **state)
 {
 	(void)state;
@@ -284,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_ci_uses_sample_stddev),
 		cmocka_unit_test(test_cidiff),
 		cmocka_unit_test(test_gmean),
+		cmocka_unit_test(test_t975),
+		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_pdiff_higher_is_better),
 		cmocka_unit_test(test_pndiff_lower_is_better),
 		cmocka_unit_test(test_load_result_kinds),
