@@ -37,6 +37,16 @@ const char *const ts_counter_names[NR_TS_COUNTERS] = {
 	[TS_OPS] = "ops_per_s",
 };
 
+const char *const tier_series_names[NR_TIER_SERIES] = {
+	[TIER_PROMOTED] = "promoted_per_s",
+	[TIER_DEMOTED] = "demoted_per_s",
+	[TIER_CANDIDATES] = "promote_candidates_per_s",
+	[TIER_TOP_GIB] = "top_tier_gib",
+	[TIER_SLOW_GIB] = "slow_tier_gib",
+	[TIER_TOP_TOUCHES] = "top_tier_touch_share",
+	[TIER_THRESHOLD_MS] = "hot_threshold_ms",
+};
+
 static int timeseries_init(struct sim *s)
 {
 	struct timeseries *ts = calloc(1, sizeof(*ts));
@@ -46,6 +56,9 @@ static int timeseries_init(struct sim *s)
 	ts->n = (int)((s->duration_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
 	for (int c = 0; c < NR_TS_COUNTERS; c++)
 		if (!(ts->count[c] = calloc((size_t)ts->n + 1, sizeof(double))))
+			return -1;
+	for (int c = 0; s->tiers.has_slow_tier && c < NR_TIER_SERIES; c++)
+		if (!(ts->tier[c] = calloc((size_t)ts->n + 1, sizeof(double))))
 			return -1;
 	if (!(ts->pass_ms = calloc((size_t)ts->n + 1, sizeof(double))) ||
 	    !(ts->scan_period_ms = calloc((size_t)ts->n + 1, sizeof(double))))
@@ -72,6 +85,8 @@ static void timeseries_free(struct timeseries *ts)
 		return;
 	for (int c = 0; c < NR_TS_COUNTERS; c++)
 		free(ts->count[c]);
+	for (int c = 0; c < NR_TIER_SERIES; c++)
+		free(ts->tier[c]);
 	free(ts->pass_ms);
 	free(ts->scan_period_ms);
 	free(ts->faults);
@@ -118,6 +133,33 @@ static double ts_cumulative(const struct sim *s, enum ts_counter c)
 			v += s->tasks[i].ops;
 		return v;
 	}
+}
+
+/* The tiering series' second @sec (machines with a slow tier). */
+static void timeseries_tier_close(struct sim *s, int sec)
+{
+	struct timeseries *ts = s->ts;
+	uint64_t now[3] = { 0, 0, 0 };
+	double top = 0, slow = 0, th = 0;
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		const struct pglist_data *pg = &s->pgdat[n];
+		now[0] += pg->stat[PGPROMOTE_SUCCESS];
+		now[1] += pg->stat[PGDEMOTE_KSWAPD] + pg->stat[PGDEMOTE_DIRECT];
+		now[2] += pg->stat[PGPROMOTE_CANDIDATE];
+		double used = (double)(machine_node_pages(&s->m, n) - s->node_free_pages[n]) / (1 << 18);
+		*(node_is_toptier(s, n) ? &top : &slow) += used;
+		double t = pg->nbp_threshold ? pg->nbp_threshold : s->t.hot_threshold_ms;
+		if (node_is_toptier(s, n) && t > th)
+			th = t;
+	}
+	for (int c = 0; c < 3; c++) {
+		ts->tier[c][sec] = (double)(now[c] - ts->tier_last[c]);
+		ts->tier_last[c] = now[c];
+	}
+	ts->tier[TIER_TOP_GIB][sec] = top;
+	ts->tier[TIER_SLOW_GIB][sec] = slow;
+	ts->tier[TIER_TOP_TOUCHES][sec] = workload_toptier_touch_share(s);
+	ts->tier[TIER_THRESHOLD_MS][sec] = th;
 }
 
 /* The convergence series' second @sec: each process's hint faults and
@@ -171,6 +213,8 @@ static void timeseries_tick(struct sim *s, uint64_t now)
 		}
 		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
 		timeseries_mm_close(s, ts->cur);
+		if (ts->tier[0])
+			timeseries_tier_close(s, ts->cur);
 		if (ts->cur + 1 < ts->n)
 			ts->scan_period_ms[ts->cur + 1] = ts->scan_period_ms[ts->cur];
 		ts->pass_sum = 0;
@@ -190,6 +234,8 @@ static void timeseries_finish(struct sim *s, uint64_t end)
 			ts->count[c][ts->cur] = ts_cumulative(s, (enum ts_counter)c) - ts->last[c];
 		ts->pass_ms[ts->cur] = ts->pass_n ? ts->pass_sum / ts->pass_n / 1e6 : 0;
 		timeseries_mm_close(s, ts->cur);
+		if (ts->tier[0])
+			timeseries_tier_close(s, ts->cur);
 		ts->cur++;
 	}
 	ts->n = ts->cur;

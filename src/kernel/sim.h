@@ -224,8 +224,23 @@ enum ts_counter {
 };
 extern const char *const ts_counter_names[NR_TS_COUNTERS];
 
+/* Per simulated second on a machine with a slow tier (else not kept). */
+enum tier_series {
+	TIER_PROMOTED,        /* pgpromote_success in the second */
+	TIER_DEMOTED,         /* pgdemote_kswapd + pgdemote_direct */
+	TIER_CANDIDATES,      /* pgpromote_candidate: what the rate limit counts */
+	TIER_TOP_GIB,         /* memory in use on top-tier nodes at its end, GiB */
+	TIER_SLOW_GIB,        /* ... on the others */
+	TIER_TOP_TOUCHES,     /* the share of the workload's touches that land on the top tier */
+	TIER_THRESHOLD_MS,    /* the hot threshold (nbp_threshold, else the default), top-tier nodes' highest */
+	NR_TIER_SERIES
+};
+extern const char *const tier_series_names[NR_TIER_SERIES];
+
 struct timeseries {
 	int n;                            /* seconds */
+	double *tier[NR_TIER_SERIES];     /* per second, or NULL: no slow tier */
+	uint64_t tier_last[3];            /* the counters' totals at the last second */
 	double *count[NR_TS_COUNTERS];    /* per second */
 	double last[NR_TS_COUNTERS];      /* cumulative values at the last second */
 	double *pass_ms;                  /* mean duration of the passes ending in it */

@@ -24,7 +24,9 @@
  * order of the workload's page tables, resuming where it stopped, and a
  * folio counts as referenced with the probability that the workload
  * touched it since the hand last passed its table, 1 - e^(-rate x dt),
- * from its touch rate (workload/touch.h).  Left out: the active and
+ * from its touch rate (workload/touch.h) and dt the time its toucher ran
+ * since: a private slice's owner's CPU time, a shared region's wall
+ * time.  Left out: the active and
  * inactive lists and their balance (inactive_is_low), the second reference
  * that activates a folio (FOLIOREF_ACTIVATE: here a referenced folio is
  * only kept), MGLRU (on by default in Debian's 6.12: its generations are
@@ -161,6 +163,16 @@ static bool folio_referenced(struct sim *s, struct kswapd *k, struct vm_area_str
 	return rng_unit(&k->rng) < 1 - exp(-r * dt_ns);
 }
 
+/* The clock a table's touches run by: its slice owner's CPU time (a
+ * sleeping thread touches nothing), or the wall time for a shared region,
+ * whose toucher rate is its process's. */
+static uint64_t touch_clock(const struct sim *s, const struct pte_table *t, uint64_t now)
+{
+	if (t->group < s->w.touch.nr_slices)
+		return task_sum_exec_runtime(&s->tasks[s->w.toucher[t->group]], now);
+	return now;
+}
+
 /* -ln(1e-12): a page touched at this rate x time or more was referenced
  * with a chance above 1 - 1e-12 */
 #define SURELY_REFERENCED 27.6
@@ -208,7 +220,8 @@ static unsigned long isolate_demote_list(struct sim *s, struct kswapd *k, int ni
 		uint64_t p = k->cursor_page;
 		/* a store's folios are on the LRU once: seen through its first mapping */
 		bool mine = vma == vma->store->mappers[0] && (!t->lazy || t->home_nid == nid);
-		double dt = (double)(now - t->aged_at);
+		uint64_t clock = mine ? touch_clock(s, t, now) : 0;
+		double dt = clock > t->aged_at ? (double)(clock - t->aged_at) : 0;
 		if (mine && !p && table_surely_referenced(s, t, dt)) {
 			charge(s, COST_MIGRATE, (double)table_pages_on(vma, t, i0, n, nid) *
 							s->m.cost.lru_scan_ns);
@@ -233,7 +246,7 @@ static unsigned long isolate_demote_list(struct sim *s, struct kswapd *k, int ni
 		}
 		if (!mine || p >= n) {
 			if (mine)
-				t->aged_at = now;
+				t->aged_at = clock;
 			k->cursor = (id + 1) % s->nr_tables;
 			k->cursor_page = 0;
 			k->tables_seen++;

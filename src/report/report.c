@@ -443,6 +443,67 @@ static void text_costs(const struct sim *s, FILE *out)
 		cpu_ns > 0 ? sum / cpu_ns * 100 : 0);
 }
 
+/* ---- memory tiering --------------------------------------------------- */
+
+/* What a tiered run's series say: the rates over the run and over its last
+ * tenth, when 90% of the touches first landed on the top tier, where they
+ * ended and the hot threshold at the end. */
+struct tier_summary {
+	double promoted_s, demoted_s;          /* per second over the run */
+	double promoted_tail_s, demoted_tail_s;/* ... over its last tenth */
+	double candidates_peak_s;              /* the busiest second's candidates */
+	double rate_limit_pages_s;             /* what the rate limit allows a second */
+	double top_touches_start, top_touches_end; /* the first and last second's share */
+	double top_90_s;                       /* the end of the first second at 90%, or -1 */
+	double threshold_ms_end;
+};
+
+static void tier_summary(const struct sim *s, struct tier_summary *t)
+{
+	const struct timeseries *ts = s->ts;
+	int n = ts->n, tail = n - (n + 9) / 10;
+	memset(t, 0, sizeof(*t));
+	t->top_90_s = -1;
+	for (int i = 0; i < n; i++) {
+		t->promoted_s += ts->tier[TIER_PROMOTED][i] / n;
+		t->demoted_s += ts->tier[TIER_DEMOTED][i] / n;
+		if (i >= tail) {
+			t->promoted_tail_s += ts->tier[TIER_PROMOTED][i] / (n - tail);
+			t->demoted_tail_s += ts->tier[TIER_DEMOTED][i] / (n - tail);
+		}
+		if (ts->tier[TIER_CANDIDATES][i] > t->candidates_peak_s)
+			t->candidates_peak_s = ts->tier[TIER_CANDIDATES][i];
+		if (t->top_90_s < 0 && ts->tier[TIER_TOP_TOUCHES][i] >= 0.9)
+			t->top_90_s = i + 1;
+	}
+	t->rate_limit_pages_s = (double)((uint64_t)s->t.promote_rate_limit_mbps << (20 - PAGE_SHIFT));
+	t->top_touches_start = n ? ts->tier[TIER_TOP_TOUCHES][0] : -1;
+	t->top_touches_end = n ? ts->tier[TIER_TOP_TOUCHES][n - 1] : -1;
+	t->threshold_ms_end = n ? ts->tier[TIER_THRESHOLD_MS][n - 1] : 0;
+}
+
+static void text_tiering(const struct sim *s, FILE *out)
+{
+	if (!s->ts || !s->ts->n || !s->ts->tier[0])
+		return;
+	struct tier_summary t;
+	tier_summary(s, &t);
+	fprintf(out, "\nmemory tiering\n");
+	fprintf(out, "  %-30s %.0f/s promoted, %.0f/s demoted (last tenth: %.0f/s, %.0f/s)\n",
+		"pages", t.promoted_s, t.demoted_s, t.promoted_tail_s, t.demoted_tail_s);
+	fprintf(out, "  %-30s %.1f%% in the first second, %.1f%% in the last\n",
+		"touches on the top tier", 100 * t.top_touches_start, 100 * t.top_touches_end);
+	if (t.top_90_s >= 0)
+		fprintf(out, "  %-30s 90%% of touches on it after %.0f s\n", "", t.top_90_s);
+	else
+		fprintf(out, "  %-30s never 90%% of touches on it\n", "");
+	fprintf(out, "  %-30s %.0f pages in the busiest second, limit %.0f/s (%u MB/s)\n",
+		"promotion candidates", t.candidates_peak_s, t.rate_limit_pages_s,
+		s->t.promote_rate_limit_mbps);
+	fprintf(out, "  %-30s %.0f ms at the end (default %u ms)\n", "hot threshold",
+		t.threshold_ms_end, s->t.hot_threshold_ms);
+}
+
 void report_text(const struct sim *s, const struct scenario *sc, FILE *out)
 {
 	text_header(s, sc, out);
@@ -450,6 +511,7 @@ void report_text(const struct sim *s, const struct scenario *sc, FILE *out)
 	text_instrumentation(s, out);
 	text_sched(s, out);
 	text_convergence(s, out);
+	text_tiering(s, out);
 	text_costs(s, out);
 }
 
@@ -582,6 +644,25 @@ static json_t *json_costs(const struct sim *s)
 	return o;
 }
 
+static json_t *json_tiering(const struct sim *s)
+{
+	struct tier_summary t;
+	tier_summary(s, &t);
+	json_t *o = json_object();
+	json_object_set_new(o, "promoted_per_s", jreal(t.promoted_s));
+	json_object_set_new(o, "demoted_per_s", jreal(t.demoted_s));
+	json_object_set_new(o, "promoted_per_s_last_tenth", jreal(t.promoted_tail_s));
+	json_object_set_new(o, "demoted_per_s_last_tenth", jreal(t.demoted_tail_s));
+	json_object_set_new(o, "top_tier_touch_share_first_s", jreal(t.top_touches_start));
+	json_object_set_new(o, "top_tier_touch_share_last_s", jreal(t.top_touches_end));
+	json_object_set_new(o, "top_tier_90pct_after_s", t.top_90_s >= 0 ? jreal(t.top_90_s) : json_null());
+	json_object_set_new(o, "promote_candidates_peak_per_s", jreal(t.candidates_peak_s));
+	json_object_set_new(o, "promote_rate_limit_pages_per_s", jreal(t.rate_limit_pages_s));
+	json_object_set_new(o, "hot_threshold_ms_last_s", jreal(t.threshold_ms_end));
+	json_object_set_new(o, "kswapd_wakes", jint(s->kswapd_wakes));
+	return o;
+}
+
 /* Per-second series, one array per quantity (what `numasim plot` draws). */
 static json_t *json_timeseries(const struct sim *s)
 {
@@ -601,6 +682,12 @@ static json_t *json_timeseries(const struct sim *s)
 	for (int i = 0; i < ts->n; i++)
 		json_array_append_new(t, json_integer(i + 1));
 	json_object_set_new(o, "t_s", t);
+	for (int c = 0; ts->tier[0] && c < NR_TIER_SERIES; c++) {
+		json_t *a = json_array();
+		for (int i = 0; i < ts->n; i++)
+			json_array_append_new(a, jreal(ts->tier[c][i]));
+		json_object_set_new(o, tier_series_names[c], a);
+	}
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		json_t *a = json_array();
 		for (int i = 0; i < ts->n; i++)
@@ -698,6 +785,8 @@ json_t *report_json(const struct sim *s, const struct scenario *sc)
 	json_object_set_new(o, "histograms", json_histograms(s));
 	if (s->ts && s->ts->n)
 		json_object_set_new(o, "convergence", json_convergence(s));
+	if (s->ts && s->ts->n && s->ts->tier[0])
+		json_object_set_new(o, "tiering", json_tiering(s));
 	json_t *nodes = json_array();
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		json_array_append_new(nodes, jreal(s->node_run_ns[n] / 1e9));

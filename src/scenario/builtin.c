@@ -452,6 +452,90 @@ static const char seed_tiered_text[] =
 			  "# /sys/kernel/mm/numa/demotion_enabled: kswapd may demote to CXL.\n"
 			  "numa.demotion_enabled = true\n");
 
+/* Memory tiering scenarios (issue 32): CXL-attached CPU-less nodes,
+ * kernel.numa_balancing = 2 (tiering only) and demotion on. */
+static const char tier_phases_text[] =
+	"# numasim scenario \"tier-phases\": a hot set that moves, promoted and demoted.\n"
+	"# 32 threads each work on their own 0.75 GiB slice for ~20 s, then sleep ~20 s\n"
+	"# (exponential phases, each thread its own): the slices of the threads at work\n"
+	"# are the hot set, and it moves as threads sleep and wake.  DRAM (2 x 8 GiB)\n"
+	"# holds the working half of the 24 GiB, not all of it: a waking thread's slice,\n"
+	"# demoted to CXL while it slept, is promoted back through hint faults, and\n"
+	"# kswapd demotes the slices of the threads asleep to make room.\n"
+	"\n"
+	"[machine]\n"
+	"sockets = 2\n"
+	"nodes_per_socket = 1\n"
+	"cores_per_node = 8\n"
+	"threads_per_core = 2\n"
+	"mem_per_node_gib = 8\n"
+	"# One CXL expander per socket (nodes 2 and 3), 16 GiB each; latency and\n"
+	"# bandwidth are the defaults (docs/calibration.md, costs 1.7).\n"
+	"memory_nodes = 0,1\n"
+	"memory_node_gib = 16\n"
+	"\n"
+	"[tunables]\n"
+	"# 2: NUMA_BALANCING_MEMORY_TIERING only (DRAM pages are not hinted).\n"
+	"kernel.numa_balancing = 2\n"
+	"numa.demotion_enabled = true\n"
+	"\n"
+	"[workload]\n"
+	"processes = 1\n"
+	"threads = 32\n"
+	"memory_gib = 24\n"
+	"private_fraction = 1\n"
+	"private_access_share = 1\n"
+	"hot_fraction = 0\n"
+	"hot_access_share = 0\n"
+	"cpu_ns_per_op = 500\n"
+	"private_first_touch = local\n"
+	"# mean run and sleep phases, ms\n"
+	"run_ms = 20000\n"
+	"sleep_ms = 20000\n"
+	"\n"
+	"[run]\n"
+	"duration_s = 120\n";
+
+/* TPP's setting (Maruf et al., ASPLOS 2023; the LKML cover letter of
+ * 2021-11-24): one socket whose DRAM is a fifth of its memory, the rest
+ * CXL, under a cache-like workload; @hot its hot share of memory. */
+#define TPP_TEXT(title, what, hot)                                                   \
+	"# numasim scenario \"" title "\": " what "\n"                                 \
+	"# TPP's setting: DRAM is a fifth of the machine's memory (16 GiB, the rest a\n" \
+	"# 64 GiB CXL node), and a cache-like process of 64 threads keeps 64 GiB, of\n"  \
+	"# which a scattered " hot " of the pages (its hot set) takes 99% of the touches.\n" \
+	"# First touch fills DRAM down to its low watermark, the rest lands on CXL;\n"   \
+	"# tiering promotes the hot pages its scanner finds on CXL (hint-fault latency\n" \
+	"# under the hot threshold), kswapd demotes cold ones to make room.\n"          \
+	"\n"                                                                             \
+	"[machine]\n"                                                                    \
+	"sockets = 1\n"                                                                  \
+	"nodes_per_socket = 1\n"                                                         \
+	"cores_per_node = 32\n"                                                          \
+	"threads_per_core = 2\n"                                                         \
+	"mem_per_node_gib = 16\n"                                                        \
+	"memory_nodes = 0\n"                                                             \
+	"memory_node_gib = 64\n"                                                         \
+	"\n"                                                                             \
+	"[tunables]\n"                                                                   \
+	"kernel.numa_balancing = 2\n"                                                    \
+	"numa.demotion_enabled = true\n"                                                 \
+	"\n"                                                                             \
+	"[workload]\n"                                                                   \
+	"processes = 1\n"                                                                \
+	"threads = 64\n"                                                                 \
+	"memory_gib = 64\n"                                                              \
+	"private_fraction = 0\n"                                                         \
+	"private_access_share = 0\n"                                                     \
+	"hot_fraction = " hot "\n"                                                       \
+	"hot_access_share = 0.99\n"                                                      \
+	"# a request: ~1 us of compute besides its one memory access\n"                  \
+	"cpu_ns_per_op = 1000\n"                                                         \
+	"shared_first_touch = local\n"                                                   \
+	"\n"                                                                             \
+	"[run]\n"                                                                        \
+	"duration_s = 120\n"
+
 struct builtin {
 	const char *name;
 	const char *summary;
@@ -477,6 +561,12 @@ static const struct builtin builtins[] = {
 	{ "seed-remote", "the seed, each slice first touched on the other socket", seed_remote_text },
 	{ "seed-tiered", "the seed on 2 x (48 GiB DRAM + 48 GiB CXL), balancing and tiering (mode 3)",
 	  seed_tiered_text },
+	{ "tier-phases", "32 threads' slices hot and cold in turn: promotion and demotion, 120 s",
+	  tier_phases_text },
+	{ "tpp-cache", "TPP's 1:4 DRAM:CXL, a 64 GiB cache whose 15% hot set fits DRAM, 120 s",
+	  TPP_TEXT("tpp-cache", "a cache whose hot set fits DRAM.", "0.15") },
+	{ "tpp-cache-thrash", "tpp-cache with a 40% hot set, larger than DRAM: tiers thrash, 120 s",
+	  TPP_TEXT("tpp-cache-thrash", "a cache whose hot set is larger than DRAM.", "0.4") },
 	{ "seed-192", "the seed with SMT off: 192 CPUs, 192 threads", seed_192_text },
 	{ "numa01", "autonuma-benchmark numa01: 2 x 128 threads sharing 3 GiB each, 256 CPUs",
 	  numa01_text },
@@ -529,7 +619,8 @@ const char *const *scenario_builtin_names(void)
 {
 	static const char *const names[] = { "seed", "seed-mthp64k", "seed-thp", "seed-thp-split",
 					     "seed-compact", "small", "small-arm64", "small-invlpgb",
-					     "seed-remote", "seed-tiered", "seed-192", "numa01", "numa01_THREAD_ALLOC",
+					     "seed-remote", "seed-tiered", "tier-phases",
+					     "tpp-cache", "tpp-cache-thrash", "seed-192", "numa01", "numa01_THREAD_ALLOC",
 					     "numa02", "numa02_SMT", "pmbench-uniform", "pmbench-normal",
 					     "pmbench-pareto", "anon-cow-rand-mt", "migratepages",
 					     "migratepages-arm64", NULL };

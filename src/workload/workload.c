@@ -352,9 +352,20 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				return -1;
 			continue;
 		}
-		if (!hot_cut && first_mapping && !p->map_shared &&
-		    node_watermark_ok(&s->node_free_pages[want], &s->pgdat[want], WMARK_LOW, i1 - i0) &&
-		    alloc_pages_bulk_node(s, want, i1 - i0)) {
+		int home = -1;
+		if (!hot_cut && first_mapping && !p->map_shared) {
+			/* the whole table on @want, or, @want below its low
+			 * watermark, on the node its zonelist gives (the per-page
+			 * path would give every page that node but at the last
+			 * page that fits) */
+			const struct first_touch_policy *pol = private ? &p->private_first_touch
+								       : &p->shared_first_touch;
+			if (node_watermark_ok(&s->node_free_pages[want], &s->pgdat[want], WMARK_LOW, i1 - i0))
+				home = alloc_pages_bulk_node(s, want, i1 - i0) ? want : -1;
+			else
+				home = alloc_pages_policy(s, pol, want, i1 - i0);
+		}
+		if (home >= 0) {
 			/* The common case: a whole table on one node, without a hot
 			 * set, mapped once.  Its pages are all in their first-touch
 			 * state, so they are written only when a kernel path first
@@ -363,10 +374,10 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * untouched memory costs neither time nor RSS. */
 			uint64_t n = i1 - i0;
 			first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch, want,
-					  want, cpu, n, n);
-			class_nodes(&s->w, cls, 0)[want] += n * w;
+					  home, cpu, n, n);
+			class_nodes(&s->w, cls, 0)[home] += n * w;
 			t->lazy = true;
-			t->home_nid = (uint8_t)want;
+			t->home_nid = (uint8_t)home;
 			mm->rss_pages += n;
 			s->w.populated_pages += n;
 			continue;
@@ -707,6 +718,32 @@ double workload_task_local_share(struct sim *s, const struct task_struct *t)
 		seen += weight[i] * placed;
 	}
 	return seen > 0 ? local / seen : -1;
+}
+
+/* The share of the running threads' touches that land on top-tier nodes,
+ * each thread weighted by its rate: where a tiered machine's accesses go.
+ * -1 if no thread touches memory. */
+double workload_toptier_touch_share(struct sim *s)
+{
+	double frac[MAX_NUMNODES], top = 0, all = 0, share = private_share(s);
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		int cls = shared_class(s, t);
+		if (cls < 0 || t->state != TASK_ON_CPU) /* a sleeping thread touches nothing */
+			continue;
+		int classes[2] = { s->w.slice_of[t->idx], cls };
+		double weight[2] = { share, 1 - share }, rate = s->w.task_rate[i];
+		for (int c = 0; c < 2; c++) {
+			if (weight[c] <= 0)
+				continue;
+			class_frac_compute(s, classes[c], frac);
+			for (int k = 0; k < s->m.nr_nodes; k++) {
+				all += rate * weight[c] * frac[k];
+				top += node_is_toptier(s, k) ? rate * weight[c] * frac[k] : 0;
+			}
+		}
+	}
+	return all > 0 ? top / all : -1;
 }
 
 static void refresh_page_rates(struct sim *s);

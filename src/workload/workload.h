@@ -222,6 +222,9 @@ void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t);
 /* The share of task @t's memory touches that are local where it runs
  * now (-1 for a syscall caller): the convergence series' memory term. */
 double workload_task_local_share(struct sim *s, const struct task_struct *t);
+/* The share of the running threads' touches that land on top-tier nodes
+ * (each weighted by its rate), -1 if none touches memory. */
+double workload_toptier_touch_share(struct sim *s);
 /* A page of class @cls moved from node @from to node @to. */
 void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t addr,
 			 int from, int to, unsigned long nr);

@@ -163,7 +163,7 @@ struct pte_table {
 	uint32_t weight;         /* the workload's access density per page here (touch_count) */
 	uint32_t rank;           /* 1-based position among its touch group's tables */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
-	uint64_t aged_at;        /* when kswapd's LRU clock last passed it (ns; mm/vmscan.c) */
+	uint64_t aged_at;        /* its toucher's clock when kswapd's LRU hand last passed (mm/vmscan.c) */
 };
 _Static_assert(sizeof(struct pte_table) == 168, "struct pte_table grew: docs/model.md 1.1 gives its size");
 
