@@ -350,6 +350,22 @@ void vmscan_timer(struct sim *s, uint32_t id, uint64_t now)
 		timerq_set(&s->e.q, k->timer, sim_now(s));
 }
 
+unsigned long kswapd_run_sync(struct sim *s, int nid, uint64_t now)
+{
+	struct kswapd *k = &s->vmscan->kd[nid];
+	uint64_t before = s->pgdat[nid].stat[PGDEMOTE_KSWAPD];
+	sim_enter(s, &k->task, now);
+	wakeup_kswapd(s, nid, 0);
+	if (!k->queued)
+		return 0;
+	timerq_cancel(&s->e.q, k->timer);
+	vmscan_timer(s, k->timer, now);
+	while (k->running)
+		vmscan_timer(s, k->timer, sim_now(s));
+	timerq_cancel(&s->e.q, k->timer);
+	return (unsigned long)(s->pgdat[nid].stat[PGDEMOTE_KSWAPD] - before);
+}
+
 int vmscan_migrations_in_flight(const struct sim *s, const struct migrate_ctx **ctx, int max)
 {
 	int n = 0;

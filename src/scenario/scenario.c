@@ -1273,6 +1273,13 @@ static int check_topology(struct scenario *sc, char *err, size_t errlen)
 			     "nodes_per_socket x cores_per_node x threads_per_core) but machine.cpus "
 			     "is %d (%s): change both", cpus, sc->cpus, o[0]);
 	}
+	for (int i = 0; i < m->nr_memory_nodes; i++)
+		if (m->memory_node_socket[i] >= m->nr_sockets) {
+			static const int ks[] = { K_MEMORY_NODES, K_SOCKETS };
+			return vfail_keys(sc, ks, 2, err, errlen, "a CPU-less node on socket %d, but the "
+					  "machine has sockets 0 to %d", m->memory_node_socket[i],
+					  m->nr_sockets - 1);
+		}
 	/* the tick must be a whole number of nanoseconds (tick_ns) */
 	if (1000000000 % m->hz)
 		return vfail(sc, K_HZ, err, errlen, "%d does not divide 1000000000", m->hz);
@@ -1314,9 +1321,9 @@ static int check_tiers(const struct scenario *sc, char *err, size_t errlen)
 	for (size_t i = 0; i < ARRAY_SIZE(tier_keys); i++)
 		if (sc->origin[tier_keys[i]].seq && !(sc->t.numa_balancing & NUMA_BALANCING_MEMORY_TIERING)) {
 			const int ks[] = { tier_keys[i], K_NUMA_BALANCING };
-			return vfail_keys(sc, ks, 2, err, errlen, "%s acts only in memory tiering mode, "
+			return vfail_keys(sc, ks, 2, err, errlen, "acts only in memory tiering mode, "
 					  "but kernel.numa_balancing is %d (2 or 3 is tiering)",
-					  keys[tier_keys[i]].name, sc->t.numa_balancing);
+					  sc->t.numa_balancing);
 		}
 	struct memory_tiers mt;
 	memory_tiers_init(m, &mt);
