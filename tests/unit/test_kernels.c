@@ -78,7 +78,12 @@ static void test_v6_1_is_v5_15_with_the_v6_0_scheduler(void **state)
 	/* and mprotect's mmu_gather for huge PMDs (4a18419f71cd, v5.19) */
 	assert_false(a.huge_pmd_immediate_flush);
 	assert_true(b.huge_pmd_immediate_flush);
+	/* and memory tiering's promotion (c574bbe91703 v5.18, the hot-page
+	 * selection v6.0) */
+	assert_true(a.memory_tiering);
+	assert_false(b.memory_tiering);
 	a.sis_util = a.imb_numa_nr = false;
+	a.memory_tiering = false;
 	a.huge_pmd_immediate_flush = true;
 	memcpy(a.name, b.name, sizeof(a.name));
 	assert_memory_equal(&a, &b, sizeof(a));

@@ -52,16 +52,24 @@ static void test_each_policy_first_touch_node(void **state)
 	assert_memory_equal(got, want, sizeof(got));
 }
 
+/* __alloc_pages: the fast path takes a node only while it stays at or
+ * above its low watermark, else the next of the zonelist; with every node
+ * there, the slow path takes one above its min watermark. */
 static void test_default_policy_falls_back_to_next_node(void **state)
 {
 	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
 	struct first_touch_policy local = pol(FT_LOCAL, 0);
-	s->node_free_pages[0] = 2;
+	uint64_t low0 = low_wmark_pages(&s->pgdat[0]), low1 = low_wmark_pages(&s->pgdat[1]);
+	assert_true(min_wmark_pages(&s->pgdat[0]) < low0);
+	s->node_free_pages[0] = low0 + 2;
 	assert_int_equal(alloc_pages_policy(s, &local, 0, 2), 0);
-	assert_int_equal(s->node_free_pages[0], 0);
+	assert_int_equal(s->node_free_pages[0], low0);
 	uint64_t free1 = s->node_free_pages[1];
-	assert_int_equal(alloc_pages_policy(s, &local, 0, 1), 1); /* node 0 full: node 1 */
+	assert_int_equal(alloc_pages_policy(s, &local, 0, 1), 1); /* node 0 at its low mark: node 1 */
 	assert_int_equal(s->node_free_pages[1], free1 - 1);
+	s->node_free_pages[1] = low1;
+	assert_int_equal(alloc_pages_policy(s, &local, 0, 1), 0); /* both at low: the min pass */
+	assert_int_equal(s->node_free_pages[0], low0 - 1);
 }
 
 static void test_bind_does_not_fall_back(void **state)
