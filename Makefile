@@ -55,9 +55,16 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 NUMA_LIBS     := $(shell pkg-config --libs numa 2>/dev/null || echo -lnuma)
 
+# Building needs inih, jansson, zlib and numa; only the unit tests ('make
+# test') need cmocka, which 'scripts/deps.sh --test' installs.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-  ifneq ($(shell pkg-config --exists inih jansson zlib cmocka numa && echo ok),ok)
-    $(warning pkg-config cannot find inih/jansson/zlib/cmocka/numa; run scripts/deps.sh)
+  ifneq ($(shell pkg-config --exists inih jansson zlib numa && echo ok),ok)
+    $(warning pkg-config cannot find inih/jansson/zlib/numa; run scripts/deps.sh)
+  endif
+  ifneq ($(filter test,$(MAKECMDGOALS)),)
+    ifneq ($(shell pkg-config --exists cmocka && echo ok),ok)
+      $(error make test: pkg-config cannot find cmocka (the unit tests' library); run scripts/deps.sh --test)
+    endif
   endif
 endif
 
