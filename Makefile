@@ -2,7 +2,8 @@
 #
 #   make                  build build/release/numasim (+ ./numasim symlink) and numaload
 #                         (build/release/numaload, numaload-static for the realcheck guest)
-#   make test             build and run unit + end-to-end tests
+#   make test             build and run unit + end-to-end tests (needs the test
+#                         packages: scripts/deps.sh --test)
 #   make BUILD=asan test  same, with AddressSanitizer + UBSan (every UBSan check,
 #                         also the ones -fsanitize=undefined leaves out)
 #   make BUILD=debug test same, with CONFIG_DEBUG_VM: VM_BUG_ON and friends
@@ -11,8 +12,9 @@
 #   make bench            run bench/run.sh if present
 #   make realcheck        numaload and numasim side by side on Debian's 6.1 and 6.12
 #                         kernels under qemu (scripts/realcheck.sh, docs/realcheck.md)
-#   make install          install numasim and its man page under PREFIX
-#                         (default /usr/local; DESTDIR for staging)
+#   make install          install numasim, numaload, their man pages (help2man:
+#                         scripts/deps.sh --man) and numasim's bash completion
+#                         under PREFIX (default /usr/local; DESTDIR for staging)
 #   make man              build/numasim.1, from the --help texts (help2man)
 #   make fuzz             run the libFuzzer harnesses (FUZZ_TIME s each)
 #   make clean            remove build/ and ./numasim
@@ -257,12 +259,16 @@ $(MAN_NL): $(NUMALOAD) scripts/mkman.sh
 
 man: $(MAN) $(MAN_NL)
 
+# bash-completion loads completions/numasim when 'numasim' is first completed
+COMPLETION_DIR := $(PREFIX)/share/bash-completion/completions
+
 install: $(BIN) $(NUMALOAD) $(MAN) $(MAN_NL)
-	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1'
+	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1' '$(DESTDIR)$(COMPLETION_DIR)'
 	install -m 0755 $(BIN) '$(DESTDIR)$(PREFIX)/bin/numasim'
 	install -m 0755 $(NUMALOAD) '$(DESTDIR)$(PREFIX)/bin/numaload'
 	install -m 0644 $(MAN) '$(DESTDIR)$(PREFIX)/share/man/man1/numasim.1'
 	install -m 0644 $(MAN_NL) '$(DESTDIR)$(PREFIX)/share/man/man1/numaload.1'
+	install -m 0644 completion/numasim.bash '$(DESTDIR)$(COMPLETION_DIR)/numasim'
 
 bench: all
 	@if [ -f bench/run.sh ]; then \
