@@ -222,6 +222,11 @@ FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_STAMP := $(FUZZ_DIR)/.flags
 
 .PHONY: fuzz fuzz-build
+ifneq ($(filter fuzz fuzz-build,$(MAKECMDGOALS)),)
+  ifeq ($(shell command -v $(FUZZ_CC) 2>/dev/null),)
+    $(error make fuzz: $(FUZZ_CC) not found; scripts/deps.sh --fuzz installs clang and its libFuzzer runtime)
+  endif
+endif
 $(FUZZ_STAMP): FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cmp -s - $@ || printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@
