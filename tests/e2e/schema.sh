@@ -3,7 +3,7 @@
 # --json', docs/schema/ab.schema.json for 'numasim ab --json'): runs and A/B
 # results across the kinds of scenario validate (python3-jsonschema, draft
 # 2020-12), and a result with a required key removed, a key renamed or a key
-# added does not.
+# added, or with some of a group of keys that come together, does not.
 set -euo pipefail
 
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
@@ -65,6 +65,7 @@ run numa01 numa01 --duration 3                            # convergence of two p
 run thp-split seed-thp-split --duration 3                 # hugepages-2048kB/* counters
 run mthp seed-mthp64k --duration 3 --kernel v7.3+mthp-numa
 run arm64 small-arm64 --duration 2 --kernel v6.8 --set workload.threads=8
+run tiered seed-tiered --duration 3                       # memory-only nodes: pgpromote_*, pgdemote_*
 "$NUMASIM" run small --duration 2 --json - >run-stdout.json 2>/dev/null || fail "run --json - failed"
 ab small small --kernels v7.3,v7.3+single-folio-v2 --pairs 2 --duration 2
 ab seed seed --kernels v7.3,v7.3+single-folio-v2 --pairs 1 --duration 3   # with "published"
@@ -72,11 +73,13 @@ ab fixed-work numa02 --kernels v6.1,v7.3 --pairs 1 --duration 30           # ela
 ab migratepages-off migratepages --kernels v5.15,v6.3 --balancing off --pairs 1 --duration 4
 ab on small --kernels v7.3,v6.4 --balancing on --pairs 1 --duration 2
 ab exact small --kernels v7.3 --pairs 1 --duration 2 --exact
+ab tiered seed-tiered --kernels v7.3 --pairs 1 --duration 3
 
 grep -q '"published"' ab-seed.json || fail "ab seed wrote no published figures: the test lost a case"
 grep -q '"migrate_calls"' run-migratepages-off.json || fail "no migrate_calls: the test lost a case"
 grep -q '"hugepages-2048kB/' run-thp-split.json || fail "no hugepages-2048kB counters: the test lost a case"
 grep -q '"elapsed_s"' ab-fixed-work.json || fail "ab numa02 has no elapsed_s: the test lost a case"
+grep -q '"pgpromote_success"' run-tiered.json || fail "no tiering counters: the test lost a case"
 
 runs=(run-*.json) abs=(ab-*.json)
 out=$(validate "$run_schema" "${runs[@]}") || fail "run results do not validate:
@@ -104,6 +107,8 @@ jq_to run-small.json type.json '.seed = "1"'
 refused "$run_schema" type.json "a run whose seed is a string" "'1' is not of type 'integer'"
 jq_to run-small.json scen.json 'del(.scenario.workload.threads)'
 refused "$run_schema" scen.json "a run whose scenario lacks workload.threads" "'threads' is a required property"
+jq_to run-tiered.json tier-part.json 'del(.vmstat.pgdemote_kswapd)'
+refused "$run_schema" tier-part.json "a run with some of the tiering counters" "'pgdemote_kswapd' is a dependency of"
 jq_to ab-small.json ab-no-build.json 'del(.numasim_build)'
 refused "$ab_schema" ab-no-build.json "an ab without numasim_build" "'numasim_build' is a required property"
 jq_to ab-small.json ab-no-fig.json 'del(.kernels["v7.3"].tlb_irqs)'
@@ -114,4 +119,4 @@ refused "$ab_schema" ab-extra.json "an ab kernel with an unknown figure" "Additi
 refused "$ab_schema" run-small.json "a run against the ab schema" "is a required property"
 refused "$run_schema" ab-small.json "an ab against the run schema" "is a required property"
 
-echo "schema: ${#runs[@]} run and ${#abs[@]} ab results validate; 10 broken ones do not"
+echo "schema: ${#runs[@]} run and ${#abs[@]} ab results validate; 11 broken ones do not"
