@@ -2,7 +2,8 @@
 #
 #   make                  build build/release/numasim (+ ./numasim symlink) and numaload
 #                         (build/release/numaload, numaload-static for the realcheck guest)
-#   make test             build and run unit + end-to-end tests
+#   make test             build and run unit + end-to-end tests (needs the test
+#                         packages: scripts/deps.sh --test)
 #   make BUILD=asan test  same, with AddressSanitizer + UBSan (every UBSan check,
 #                         also the ones -fsanitize=undefined leaves out)
 #   make BUILD=debug test same, with CONFIG_DEBUG_VM: VM_BUG_ON and friends
@@ -11,8 +12,9 @@
 #   make bench            run bench/run.sh if present
 #   make realcheck        numaload and numasim side by side on Debian's 6.1 and 6.12
 #                         kernels under qemu (scripts/realcheck.sh, docs/realcheck.md)
-#   make install          install numasim and its man page under PREFIX
-#                         (default /usr/local; DESTDIR for staging)
+#   make install          install numasim, numaload, their man pages (help2man:
+#                         scripts/deps.sh --man) and numasim's bash completion
+#                         under PREFIX (default /usr/local; DESTDIR for staging)
 #   make man              build/numasim.1, from the --help texts (help2man)
 #   make fuzz             run the libFuzzer harnesses (FUZZ_TIME s each)
 #   make clean            remove build/ and ./numasim
@@ -55,9 +57,16 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 NUMA_LIBS     := $(shell pkg-config --libs numa 2>/dev/null || echo -lnuma)
 
+# Building needs inih, jansson, zlib and numa; only the unit tests ('make
+# test') need cmocka, which 'scripts/deps.sh --test' installs.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-  ifneq ($(shell pkg-config --exists inih jansson zlib cmocka numa && echo ok),ok)
-    $(warning pkg-config cannot find inih/jansson/zlib/cmocka/numa; run scripts/deps.sh)
+  ifneq ($(shell pkg-config --exists inih jansson zlib numa && echo ok),ok)
+    $(warning pkg-config cannot find inih/jansson/zlib/numa; run scripts/deps.sh)
+  endif
+  ifneq ($(filter test,$(MAKECMDGOALS)),)
+    ifneq ($(shell pkg-config --exists cmocka && echo ok),ok)
+      $(error make test: pkg-config cannot find cmocka (the unit tests' library); run scripts/deps.sh --test)
+    endif
   endif
 endif
 
@@ -213,6 +222,11 @@ FUZZ_BINS  := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_STAMP := $(FUZZ_DIR)/.flags
 
 .PHONY: fuzz fuzz-build
+ifneq ($(filter fuzz fuzz-build,$(MAKECMDGOALS)),)
+  ifeq ($(shell command -v $(FUZZ_CC) 2>/dev/null),)
+    $(error make fuzz: $(FUZZ_CC) not found; scripts/deps.sh --fuzz installs clang and its libFuzzer runtime)
+  endif
+endif
 $(FUZZ_STAMP): FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cmp -s - $@ || printf '%s\n' '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@
@@ -250,12 +264,16 @@ $(MAN_NL): $(NUMALOAD) scripts/mkman.sh
 
 man: $(MAN) $(MAN_NL)
 
+# bash-completion loads completions/numasim when 'numasim' is first completed
+COMPLETION_DIR := $(PREFIX)/share/bash-completion/completions
+
 install: $(BIN) $(NUMALOAD) $(MAN) $(MAN_NL)
-	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1'
+	install -d '$(DESTDIR)$(PREFIX)/bin' '$(DESTDIR)$(PREFIX)/share/man/man1' '$(DESTDIR)$(COMPLETION_DIR)'
 	install -m 0755 $(BIN) '$(DESTDIR)$(PREFIX)/bin/numasim'
 	install -m 0755 $(NUMALOAD) '$(DESTDIR)$(PREFIX)/bin/numaload'
 	install -m 0644 $(MAN) '$(DESTDIR)$(PREFIX)/share/man/man1/numasim.1'
 	install -m 0644 $(MAN_NL) '$(DESTDIR)$(PREFIX)/share/man/man1/numaload.1'
+	install -m 0644 completion/numasim.bash '$(DESTDIR)$(COMPLETION_DIR)/numasim'
 
 bench: all
 	@if [ -f bench/run.sh ]; then \

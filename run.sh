@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install missing Debian packages, build, run the seed scenario on v7.3
-# (counters), then the seed table: v7.3 vs v7.3+single-folio-v2, three A/B
-# pairs of 180 s each, next to the published figures.
+# Install the missing Debian packages the build and the run need (only
+# those: the test packages come with ./test.sh, scripts/deps.sh --test),
+# build, run the seed scenario on v7.3 (counters), then the seed table: v7.3
+# vs v7.3+single-folio-v2, three A/B pairs of 180 s each, next to the
+# published figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-scripts/deps.sh --optional || scripts/deps.sh
+scripts/deps.sh
 make -j2
 echo "== numasim run seed (v7.3, 180 s simulated)"
 ./numasim run seed "$@"

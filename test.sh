@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Install missing Debian packages, build, run unit + end-to-end tests
-# (release and ASan/UBSan).
+# The whole CI (.ci/run): install the missing Debian packages (with the test
+# packages), then unit + end-to-end tests in the release and ASan/UBSan
+# builds, the real-kernel smoke check under qemu, the debug build's
+# invariant tests, the fuzzers for 10 s each and make install.  About 10
+# minutes on 2 cores; 'make test' alone is the quick release unit + e2e run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 exec .ci/run "$@"

@@ -1,40 +1,61 @@
 #!/usr/bin/env bash
-# Install the Debian packages numasim needs to build and test.
-# Usage: scripts/deps.sh [--optional] [--bench] [--realcheck] [--fuzz]
-#   --optional   also install optional packages (gnuplot-nox, poppler-utils); failures there only warn.
+# Install the Debian packages numasim needs.
+# Usage: scripts/deps.sh [--test] [--man] [--optional] [--bench] [--realcheck] [--fuzz]
+#   (none)       what building numasim and numaload and running them needs
+#                (what ./run.sh installs).
+#   --test       also what 'make test' and .ci/run need: cmocka, jq, trace-cmd,
+#                a single-node Slurm with munge, poppler-utils, python3-jsonschema;
+#                and help2man (--man).
+#   --man        also help2man, for the man pages 'make install' and 'make man' make.
+#   --optional   also install optional packages (gnuplot-nox, for 'numasim plot');
+#                failures there only warn.
 #   --bench      also install what bench/run.sh needs (jq, GNU time, valgrind).
 #   --realcheck  also install what scripts/realcheck.sh needs (qemu, busybox, cpio).
 #   --fuzz       also install what make fuzz needs (clang and its libFuzzer runtime).
 # Idempotent and silent when everything is already installed.
 set -euo pipefail
 
-# zlib1g-dev: --trace writes large Chrome JSON traces gzip'd (FILE.json.gz), the
-# field's standard compression, which Perfetto and chrome://tracing open as is.
-# trace-cmd: tests/e2e/trace.sh reads numasim's trace.dat with 'trace-cmd report'.
-# munge slurmctld slurmd slurm-client: tests/e2e/slurm.sh runs a sweep through a
-# single-node Slurm it starts itself (no service is enabled or started here).
-REQUIRED=(build-essential pkgconf libcmocka-dev libinih-dev libjansson-dev libnuma-dev zlib1g-dev jq help2man trace-cmd
-          munge slurmctld slurmd slurm-client)
-# poppler-utils: tests/e2e/plot.sh measures the PDFs (pdfinfo, pdftotext -bbox).
-OPTIONAL=(gnuplot-nox poppler-utils)
+# Building and running: the compiler, pkg-config and the libraries numasim
+# links (inih, jansson; zlib1g-dev: --trace writes large Chrome JSON traces
+# gzip'd, FILE.json.gz, which Perfetto and chrome://tracing open as is);
+# libnuma-dev for numaload.
+# The static libraries numaload-static links come with the -dev packages.
+REQUIRED=(build-essential pkgconf libinih-dev libjansson-dev libnuma-dev zlib1g-dev)
+# The tests: cmocka (unit tests); jq (e2e tests read JSON); trace-cmd
+# (tests/e2e/trace.sh reads numasim's trace.dat with 'trace-cmd report');
+# munge slurmctld slurmd slurm-client (tests/e2e/slurm.sh runs a sweep through
+# a single-node Slurm it starts itself; no service is enabled or started here,
+# but on a systemd machine Debian's munge package starts munged when it is
+# installed: one more reason ./run.sh does not install these); poppler-utils
+# (tests/e2e/plot.sh measures the PDFs: pdfinfo, pdftotext -bbox); python3-jsonschema
+# (tests/e2e/schema.sh validates result JSON against docs/schema/).
+TEST=(libcmocka-dev jq trace-cmd munge slurmctld slurmd slurm-client poppler-utils python3-jsonschema)
+# help2man: scripts/mkman.sh makes the man pages from the --help texts
+# (make install, make man; CI's install stage).
+MAN=(help2man)
+OPTIONAL=(gnuplot-nox)
 BENCH=(jq time valgrind)
 # qemu-system-x86 boots the guests; busybox-static is the guest's userland;
 # cpio and gzip pack the initramfs.  (libnuma-dev, for numaload, is required.)
 REALCHECK=(qemu-system-x86 busybox-static cpio gzip)
 FUZZ=(clang libclang-rt-dev)
 
+want_test=0
+want_man=0
 want_optional=0
 want_bench=0
 want_realcheck=0
 want_fuzz=0
 for arg in "$@"; do
     case "$arg" in
+        --test) want_test=1; want_man=1 ;;
+        --man) want_man=1 ;;
         --optional) want_optional=1 ;;
         --bench) want_bench=1 ;;
         --realcheck) want_realcheck=1 ;;
         --fuzz) want_fuzz=1 ;;
         -h|--help)
-            echo "usage: $0 [--optional] [--bench] [--realcheck] [--fuzz]"
+            echo "usage: $0 [--test] [--man] [--optional] [--bench] [--realcheck] [--fuzz]"
             exit 0 ;;
         *)
             echo "deps.sh: unknown argument: $arg" >&2
@@ -57,7 +78,10 @@ missing_of() {
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps.sh: dpkg-query not found; this script supports Debian/Ubuntu only." >&2
-    echo "deps.sh: please install manually: ${REQUIRED[*]}" >&2
+    manual=("${REQUIRED[@]}")
+    [[ $want_test -eq 0 ]] || manual+=("${TEST[@]}")
+    [[ $want_man -eq 0 ]] || manual+=("${MAN[@]}")
+    echo "deps.sh: please install manually: ${manual[*]}" >&2
     exit 1
 fi
 
@@ -99,6 +123,22 @@ mapfile -t missing < <(missing_of "${REQUIRED[@]}")
 if [[ ${#missing[@]} -gt 0 ]]; then
     if ! apt_install "${missing[@]}"; then
         echo "deps.sh: failed to install required packages: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_test -eq 1 ]]; then
+    mapfile -t missing_test < <(missing_of "${TEST[@]}")
+    if [[ ${#missing_test[@]} -gt 0 ]] && ! apt_install "${missing_test[@]}"; then
+        echo "deps.sh: failed to install the test packages: ${missing_test[*]}" >&2
+        exit 1
+    fi
+fi
+
+if [[ $want_man -eq 1 ]]; then
+    mapfile -t missing_man < <(missing_of "${MAN[@]}")
+    if [[ ${#missing_man[@]} -gt 0 ]] && ! apt_install "${missing_man[@]}"; then
+        echo "deps.sh: failed to install help2man: ${missing_man[*]}" >&2
         exit 1
     fi
 fi

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 bin=$1 out=$2
-command -v help2man >/dev/null 2>&1 || { echo "mkman.sh: help2man not found: scripts/deps.sh installs it" >&2; exit 1; }
+command -v help2man >/dev/null 2>&1 || { echo "mkman.sh: help2man not found: scripts/deps.sh --man installs it" >&2; exit 1; }
 inc=$(mktemp "${TMPDIR:-/tmp}/numasim-man.XXXXXX")
 trap 'rm -f "$inc"' EXIT
 

@@ -104,9 +104,12 @@ static const char run_usage[] =
 	"written either way), 1 internal failure.\n";
 
 static const char scenarios_usage[] =
-	"usage: numasim scenarios\n\nList the built-in scenarios.\n";
+	"usage: numasim scenarios [--names]\n\nList the built-in scenarios.\n\n"
+	"  --names   only the names, one a line (for scripts and shell completion)\n";
 static const char kernels_usage[] =
-	"usage: numasim kernels\n\nList the kernel bases and patches; combine them as BASE+PATCH.\n";
+	"usage: numasim kernels [--names]\n\nList the kernel bases and patches; combine them as BASE+PATCH.\n\n"
+	"  --names   only the names, one a line: the bases, then each patch as +PATCH\n"
+	"            (for scripts and shell completion)\n";
 static const char show_usage[] =
 	"usage: numasim show SCENARIO\n\n"
 	"Print a built-in scenario's INI text; 'numasim show seed > my.ini' starts a\n"
@@ -144,6 +147,33 @@ static int simple_opts(const char *cmd, const char *usage, int argc, char **argv
 			fputs(usage, stdout);
 			exit(0);
 		}
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* A listing command's options: --help, and --names (only the names). */
+static int list_opts(const char *cmd, const char *usage, int argc, char **argv, bool *names)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+					      { "names", no_argument, NULL, 'n' },
+					      { 0, 0, 0, 0 } };
+	int c;
+	opterr = 0;
+	*names = false;
+	while ((c = next_opt(cmd, argc, argv, ":h", opts)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (c == 'n') {
+			*names = true;
+			continue;
+		}
+		return EXIT_INPUT;
+	}
+	if (optind != argc) {
+		fprintf(stderr, "numasim %s: takes no arguments\nTry 'numasim %s --help'.\n", cmd, cmd);
 		return EXIT_INPUT;
 	}
 	return 0;
@@ -473,26 +503,27 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_scenarios(int argc, char **argv)
 {
-	int rc = simple_opts("scenarios", scenarios_usage, argc, argv);
-	if (rc || optind != argc) {
-		if (!rc)
-			fprintf(stderr, "numasim scenarios: takes no arguments\n");
+	bool names;
+	if (list_opts("scenarios", scenarios_usage, argc, argv, &names))
 		return EXIT_INPUT;
+	for (const char *const *n = scenario_builtin_names(); *n; n++) {
+		if (names)
+			printf("%s\n", *n);
+		else
+			printf("  %-16s %s\n", *n, scenario_builtin_summary(*n));
 	}
-	for (const char *const *n = scenario_builtin_names(); *n; n++)
-		printf("  %-16s %s\n", *n, scenario_builtin_summary(*n));
 	return 0;
 }
 
 static int cmd_kernels(int argc, char **argv)
 {
-	int rc = simple_opts("kernels", kernels_usage, argc, argv);
-	if (rc || optind != argc) {
-		if (!rc)
-			fprintf(stderr, "numasim kernels: takes no arguments\n");
+	bool names;
+	if (list_opts("kernels", kernels_usage, argc, argv, &names))
 		return EXIT_INPUT;
-	}
-	kernel_variants_print();
+	if (names)
+		kernel_variants_print_names();
+	else
+		kernel_variants_print();
 	return 0;
 }
 

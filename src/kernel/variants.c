@@ -386,6 +386,14 @@ void kernel_variants_print(void)
 	}
 }
 
+void kernel_variants_print_names(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bases); i++)
+		printf("%s\n", bases[i].name);
+	for (size_t i = 0; i < ARRAY_SIZE(patches); i++)
+		printf("+%s\n", patches[i].name);
+}
+
 int kernel_nr_switches(void)
 {
 	return (int)ARRAY_SIZE(switches);

@@ -82,5 +82,7 @@ bool kernel_switch_on(const struct kernel_config *k, int i);
 /* Print every base and patch, one line each, then which mechanism each
  * base has, to stdout. */
 void kernel_variants_print(void);
+/* The names alone, one a line: every base, then every patch as "+PATCH". */
+void kernel_variants_print_names(void);
 
 #endif

@@ -27,6 +27,21 @@ for k in v5.12 v5.15 v6.3 v6.4 v7.3 single-folio-v1 single-folio-v2 flush-side; 
     grep -qE "(^|[[:space:]])$k([[:space:]]|$)" <<<"$out" || fail "'numasim kernels' does not list $k"
 done
 
+# --names: the same names, one a line (shell completion reads them)
+names=$("$NUMASIM" scenarios --names)
+[[ $names == "$("$NUMASIM" scenarios | awk '{print $1}')" ]] ||
+    fail "'scenarios --names' is not the first column of 'scenarios': $names"
+names=$("$NUMASIM" kernels --names)
+bases=$("$NUMASIM" kernels | sed -n '/^Bases:/,/^Patches/{/^  /s/^  \([^ ]*\).*/\1/p}')
+patches=$("$NUMASIM" kernels | sed -n '/^Patches/,/^$/{/^  /s/^  \([^ ]*\).*/+\1/p}')
+[[ $names == "$bases"$'\n'"$patches" ]] || fail "'kernels --names' is not the bases then +patches: $names"
+grep -qx v7.3 <<<"$names" && grep -qx +single-folio-v2 <<<"$names" || fail "'kernels --names' lacks v7.3 or +single-folio-v2"
+for c in scenarios kernels; do
+    rc=0; "$NUMASIM" $c --names extra 2>"$work/names.err" >/dev/null || rc=$?
+    [[ $rc -eq 2 ]] && grep -q "^numasim $c: takes no arguments" "$work/names.err" ||
+        fail "'$c --names extra': exit $rc, $(cat "$work/names.err")"
+done
+
 "$NUMASIM" --help | grep -q 'run' || fail "--help does not mention run"
 "$NUMASIM" help run | grep -q -- '--set' || fail "'help run' does not describe --set"
 "$NUMASIM" run --help | grep -q -- '--json' || fail "'run --help' does not describe --json"

@@ -12,7 +12,7 @@
 set -euo pipefail
 
 : "${NUMASIM:?NUMASIM must name the numasim binary}"
-command -v jq >/dev/null || { echo "FAIL: jq is needed (scripts/deps.sh installs it)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "FAIL: jq is needed (scripts/deps.sh --test installs it)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/migcall.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

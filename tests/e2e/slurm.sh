@@ -11,7 +11,7 @@ set -euo pipefail
 work=$(mktemp -d "${TMPDIR:-/tmp}/slurm.XXXXXX")
 fail() { echo "FAIL: $*" >&2; [[ -d $work/log ]] && tail -n 20 "$work"/log/* >&2; exit 1; }
 for tool in munged slurmctld slurmd sbatch sinfo; do
-    command -v "$tool" >/dev/null 2>&1 || fail "$tool not found: scripts/deps.sh installs munge, slurmctld, slurmd and slurm-client"
+    command -v "$tool" >/dev/null 2>&1 || fail "$tool not found: the Slurm test needs munge, slurmctld, slurmd and slurm-client (scripts/deps.sh --test installs them)"
 done
 cd "$work"
 mkdir -p munge state spool log
