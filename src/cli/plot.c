@@ -67,6 +67,10 @@ const char plot_usage[] =
 	"    the task's node after the fault) and of its memory touches that are\n"
 	"    local, per second, with the 90% line of the criterion and when each\n"
 	"    process converged in the legend; the task node moves per second below.\n"
+	"  run results with --kind tiering (a machine with CPU-less nodes): memory\n"
+	"    in use on the top and slow tiers, pages promoted and demoted, the\n"
+	"    promotion candidates against the rate limit, the hot threshold, and\n"
+	"    the share of the touches on the top tier, per second.\n"
 	"  a sweep's directory ('numasim sweep'): one figure of its points against\n"
 	"    a grid key, one line per kernel (and balancing, and value of any other\n"
 	"    grid key), the mean over the seeds with min-max error bars.\n"
@@ -87,8 +91,9 @@ const char plot_usage[] =
 	"                      in the figure's directory), to restyle it\n"
 	"  --title T           the title above the panels\n"
 	"  --kind K            run results: series (the default: time series and\n"
-	"                      histograms), nodes (per-node counters) or\n"
-	"                      convergence (per-process locality over time)\n"
+	"                      histograms), nodes (per-node counters),\n"
+	"                      convergence (per-process locality over time) or\n"
+	"                      tiering (promotion and demotion over time)\n"
 	"  --figure F          a sweep: throughput (ops/s), elapsed (s), tlb-irqs/s,\n"
 	"                      migrations/s, pte-updates/s (each a run's mean from\n"
 	"                      its second second) or tlb-shootdowns (the run's\n"
@@ -117,7 +122,7 @@ static const char *const colours[] = {
 #define NR_COLOURS (sizeof(colours) / sizeof(colours[0]))
 
 enum format { FMT_SVG, FMT_PNG, FMT_PDF, FMT_TXT };
-enum view { VIEW_SERIES, VIEW_NODES, VIEW_CONVERGENCE, VIEW_SWEEP }; /* --kind; a sweep's directory */
+enum view { VIEW_SERIES, VIEW_NODES, VIEW_CONVERGENCE, VIEW_TIERING, VIEW_SWEEP }; /* --kind; a sweep's directory */
 enum width { WIDTH_DEFAULT, WIDTH_COLUMN, WIDTH_PAGE };  /* --width */
 
 /* A paper's column and page widths (inches): ACM, IEEE and USENIX
@@ -689,6 +694,122 @@ static void run_script(FILE *f, const struct plot *p)
 	run_panel(f, p, label, e, "scan period (numa_scan_period)", "ms", COL_PERIOD, 3, "no data");
 	hist_panel(f, p, label, e, HIST_GATHER);
 	hist_panel(f, p, label, e, HIST_DELAY);
+	fprintf(f, "unset multiplot\n");
+}
+
+/* ---- memory tiering ---------------------------------------------------------- */
+
+/* The tiering series of a run on a machine with a slow tier (docs/tiering.md),
+ * as columns 2.. of datablock $t<i>; the first is the time. */
+static const char *const tier_keys[] = {
+	"top_tier_gib", "slow_tier_gib", "promoted_per_s", "demoted_per_s",
+	"promote_candidates_per_s", "hot_threshold_ms", "top_tier_touch_share",
+};
+#define NR_TIER_KEYS (sizeof(tier_keys) / sizeof(tier_keys[0]))
+enum { TK_TOP, TK_SLOW, TK_PROMOTED, TK_DEMOTED, TK_CAND, TK_THRESHOLD, TK_SHARE };
+
+/* $t<i> from @doc; each column's largest value into @ymax; false if the
+ * run has no tiering series. */
+static bool tier_block(FILE *f, const json_t *doc, int i, double *ymax, double *tmax)
+{
+	const json_t *ts = json_object_get(doc, "timeseries"), *t = json_object_get(ts, "t_s");
+	const json_t *col[NR_TIER_KEYS];
+	for (size_t k = 0; k < NR_TIER_KEYS; k++)
+		if (!json_is_array(col[k] = json_object_get(ts, tier_keys[k])))
+			return false;
+	fprintf(f, "$t%d << EOD\n", i);
+	for (size_t r = 0; r < json_array_size(t); r++) {
+		const json_t *tv = json_array_get(t, r);
+		if (!json_is_number(tv))
+			continue;
+		fprintf(f, "%.10g", json_number_value(tv));
+		for (size_t k = 0; k < NR_TIER_KEYS; k++) {
+			const json_t *v = json_array_get(col[k], r);
+			double y = json_is_number(v) ? json_number_value(v) : NAN;
+			if (k == TK_SHARE && y >= 0)
+				y *= 100; /* per cent */
+			put_number(f, y);
+			if (isfinite(y) && y > ymax[k])
+				ymax[k] = y;
+		}
+		fputc('\n', f);
+		if (json_number_value(tv) > *tmax)
+			*tmax = json_number_value(tv);
+	}
+	fprintf(f, "EOD\n");
+	return true;
+}
+
+/* One panel: for each file, the columns @a and (if >= 0) @b of its $t
+ * block, @b dashed; @limit a horizontal line (0: none). */
+static void tier_panel(FILE *f, const struct plot *p, char label[][256], const bool *has,
+		       const double *ymax, const char *title, const char *unit, int a, int b,
+		       const char *a_name, const char *b_name, double limit, int panel)
+{
+	fprintf(f, panel == 0 ? "set key outside top center horizontal samplen 3 spacing 1.2 width 1\n"
+			      : "unset key\n");
+	fprintf(f, "set title ");
+	put_gp_string(f, title);
+	fprintf(f, "\n");
+	fprintf(f, panel >= p->nr_panels - p->cols ? "set xlabel 'simulated time (s)'\n" : "unset xlabel\n");
+	double max = fmax(ymax[a], b >= 0 ? ymax[b] : 0);
+	if (limit > 0 && limit < 4 * max)
+		max = fmax(max, limit);
+	fprintf(f, max > 0 ? "set yrange [0:*]\n" : "set yrange [0:1]\n");
+	double div = y_axis(f, unit, max);
+	char y[64];
+	fprintf(f, "plot ");
+	int n = 0;
+	for (int i = 0; i < p->nr_files; i++) {
+		if (!has[i])
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int c = k ? b : a;
+			if (c < 0)
+				continue;
+			col_expr(2 + c, div, y, sizeof(y));
+			fprintf(f, "%s$t%d using 1:%s with lines lw 1.5 dt %d lc rgb '%s' title ", n++ ? ", \\\n     " : "",
+				i, y, k ? 2 : 1, colours[i % NR_COLOURS]);
+			char t[300];
+			snprintf(t, sizeof(t), "%s%s%s", label[i], b >= 0 ? ", " : "", b >= 0 ? (k ? b_name : a_name) : "");
+			put_gp_string(f, t);
+		}
+	}
+	if (limit > 0 && limit < 4 * fmax(ymax[a], 1)) {
+		fprintf(f, ", \\\n     %.10g with lines lw 1 dt 3 lc rgb 'black' title ", limit / div);
+		put_gp_string(f, "rate limit");
+	}
+	fprintf(f, "\n");
+}
+
+/* --kind tiering: memory per tier, pages promoted and demoted a second,
+ * the promotion candidates against the rate limit, the hot threshold, the
+ * touches on the top tier. */
+static void tiering_script(FILE *f, const struct plot *p)
+{
+	char label[MAX_FILES][256], title[512];
+	double ymax[NR_TIER_KEYS] = { 0 }, tmax = 0, limit = 0;
+	bool has[MAX_FILES];
+	run_labels(p, label);
+	for (int i = 0; i < p->nr_files; i++) {
+		has[i] = tier_block(f, p->doc[i], i, ymax, &tmax);
+		const json_t *l = json_object_get(json_object_get(p->doc[i], "tiering"),
+						  "promote_rate_limit_pages_per_s");
+		/* the lowest of the files' limits: the one a line could reach */
+		if (json_is_number(l) && (limit == 0 || json_number_value(l) < limit))
+			limit = json_number_value(l);
+	}
+	run_title(p, title, sizeof(title), "memory tiering per simulated second");
+	multiplot(f, p, title);
+	fprintf(f, "set grid\nset xrange [0:%.10g]\nset lmargin 9\nset rmargin 2\n", tmax > 1 ? tmax : 2);
+	tier_panel(f, p, label, has, ymax, "memory in use per tier", "GiB", TK_TOP, TK_SLOW, "top",
+		   "slow", 0, 0);
+	tier_panel(f, p, label, has, ymax, "pages promoted and demoted", "pages/s", TK_PROMOTED,
+		   TK_DEMOTED, "promoted", "demoted", 0, 1);
+	tier_panel(f, p, label, has, ymax, "promotion candidates (pgpromote_candidate)", "pages/s",
+		   TK_CAND, -1, NULL, NULL, limit, 2);
+	tier_panel(f, p, label, has, ymax, "hot threshold", "ms", TK_THRESHOLD, -1, NULL, NULL, 0, 3);
+	tier_panel(f, p, label, has, ymax, "touches on the top tier", "%", TK_SHARE, -1, NULL, NULL, 0, 4);
 	fprintf(f, "unset multiplot\n");
 }
 
@@ -1542,7 +1663,8 @@ static void page_layout(struct plot *p)
 	else if (p->view == VIEW_NODES)
 		nodes_panels(p);
 	else
-		p->nr_panels = p->view == VIEW_SERIES ? 6 : p->view == VIEW_SWEEP ? 1 : 3;
+		p->nr_panels = p->view == VIEW_SERIES ? 6 : p->view == VIEW_SWEEP ? 1
+			     : p->view == VIEW_TIERING ? 5 : 3;
 	int n = p->nr_panels;
 	enum width w = p->width ? p->width : n == 1 ? WIDTH_COLUMN : WIDTH_PAGE;
 	if (p->fmt == FMT_TXT) {
@@ -1626,6 +1748,8 @@ static void write_script(FILE *f, const struct plot *p, const char *output)
 		nodes_script(f, p);
 	else if (p->view == VIEW_CONVERGENCE)
 		convergence_script(f, p);
+	else if (p->view == VIEW_TIERING)
+		tiering_script(f, p);
 	else if (run)
 		run_script(f, p);
 	else
@@ -1822,7 +1946,8 @@ static int kind_view(const char *kind)
 {
 	if (!kind || !strcmp(kind, "series"))
 		return VIEW_SERIES;
-	return !strcmp(kind, "nodes") ? VIEW_NODES : !strcmp(kind, "convergence") ? VIEW_CONVERGENCE : -1;
+	return !strcmp(kind, "nodes") ? VIEW_NODES : !strcmp(kind, "convergence") ? VIEW_CONVERGENCE
+	       : !strcmp(kind, "tiering") ? VIEW_TIERING : -1;
 }
 
 /* --width: "column" or "page" (enum width); -1 if neither. */
@@ -1956,7 +2081,7 @@ int cmd_plot(int argc, char **argv)
 			break;
 		case OPT_KIND:
 			if (kind_view(optarg) < 0) {
-				fprintf(stderr, "numasim plot: --kind: expected series, nodes or convergence\n"
+				fprintf(stderr, "numasim plot: --kind: expected series, nodes, convergence or tiering\n"
 					"Try 'numasim plot --help'.\n");
 				return EXIT_INPUT;
 			}

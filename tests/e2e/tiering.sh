@@ -81,6 +81,21 @@ done
 cmp -s "$work/d1.json" "$work/d2.json" || fail "tier-phases: two runs differ"
 echo "ok: invariants hold on the tiering scenarios; runs repeat"
 
+# ---- the tiering plot --------------------------------------------------------------
+if command -v gnuplot >/dev/null; then
+    "$NUMASIM" plot "$work/promo.json" "$work/promo-fast.json" --kind tiering -o "$work/plot.txt" \
+        --keep-script "$work/plot.gp" 2>/dev/null || fail "plot --kind tiering failed"
+    for t in 'memory in use per tier' 'pages promoted and demoted' 'promotion candidates' \
+             'hot threshold' 'touches on the top tier'; do
+        grep -qF "$t" "$work/plot.txt" || fail "plot --kind tiering lacks '$t'"
+    done
+    # the lower file's limit (32 MB/s: 8192 pages/s) as a line in its panel
+    grep -q 'with lines lw 1 dt 3 lc rgb .black. title "rate limit"' "$work/plot.gp" || fail "plot --kind tiering: no rate-limit line"
+    echo "ok: plot --kind tiering draws its five panels"
+else
+    echo "skip: plot --kind tiering (no gnuplot)"
+fi
+
 # ---- bad input -------------------------------------------------------------------
 expect_error() { # NAME EXPECTED ARGS...
     local name=$1 want=$2 rc=0
