@@ -113,7 +113,7 @@ long change_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, uint64
 	uint64_t changed_lo = 0, changed_hi = 0; /* PTE indexes */
 	/* tiering mode tests and stamps every folio: the loop below */
 	const bool tiering = prot_numa && numa_tiering_mode(s);
-	const unsigned now_ms = jiffies_to_msecs(s, jiffies(s));
+	const unsigned now_ms = tiering ? jiffies_to_msecs(s, jiffies(s)) : 0;
 	const bool fast = prot_numa && small_test && !oracle && !tiering;
 	struct small_run run = { .ptes = ptes, .pg = fs->pg + pgoff, .pt = pt, .anon = anon,
 				 .last = UINT64_MAX };
