@@ -66,6 +66,8 @@ static bool figure_shown(const struct ab *ab, enum ab_figure f)
 		return any_fixed_work(ab);
 	if (f == FIG_CALL_RATE)
 		return any_calls(ab);
+	if (f >= FIG_PROMOTED_PER_S && f <= FIG_IRQ_PER_PROMOTED) /* memory tiering's */
+		return ab->base.m.nr_memory_nodes > 0 && ab->mode != AB_OFF;
 	if (f >= FIG_CONVERGED && f <= FIG_NUMA_SWAPS) /* balancing's own outcome */
 		return ab->mode != AB_OFF;
 	return true;

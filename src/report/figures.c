@@ -28,6 +28,10 @@ void run_result_from_sim(const struct sim *s, struct run_result *r)
 	r->migration_switch_reads = s->migration_switch_reads;
 	r->converged_s = convergence_time(s);
 	r->final_local_share = convergence_final_local_share(s);
+	for (int n = 0; n < s->m.nr_nodes; n++) {
+		r->promoted += (double)s->pgdat[n].stat[PGPROMOTE_SUCCESS];
+		r->demoted += (double)(s->pgdat[n].stat[PGDEMOTE_KSWAPD] + s->pgdat[n].stat[PGDEMOTE_DIRECT]);
+	}
 	for (int i = 0; i < s->nr_calls; i++) {
 		r->call_s += (double)(s->calls[i].end_ns - s->calls[i].start_ns) / 1e9;
 		r->call_pages += (double)s->calls[i].moved;
@@ -49,6 +53,9 @@ const struct ab_figure_def ab_figures[NR_AB_FIGURES] = {
 	[FIG_TLB_IRQS] = { "tlb_irqs", "TLB interrupts", 1, "", 0, false, false },
 	[FIG_PAGES_MIGRATED] = { "pages_migrated", "pages migrated (pgmigrate_success)", 1, "", 0, false, false },
 	[FIG_CALL_RATE] = { "call_pages_per_s", "migration calls: pages moved per s", 1, "", 0, false, false },
+	[FIG_PROMOTED_PER_S] = { "promoted_per_s", "pages promoted per s (pgpromote_success)", 1, "", 0, false, false },
+	[FIG_DEMOTED_PER_S] = { "demoted_per_s", "pages demoted per s (pgdemote_*)", 1, "", 0, false, false },
+	[FIG_IRQ_PER_PROMOTED] = { "tlb_irqs_per_promoted_page", "TLB interrupts per promoted page", 1, "", 1, false, false },
 	[FIG_REFILL_CYCLES] = { "user_refill_cycles_per_hinting_pte", "user TLB-refill cycles per hinting PTE", 1e-6, "M", 2, false, true },
 	[FIG_SCANNER_FLUSHES_55S] = { "scanner_full_flushes_per_55s", "scanner full flushes per 55 s", 1, "", 0, false, false },
 	[FIG_CPR_SHARE] = { "scanner_flushes_from_change_pte_range", "  of them from change_pte_range", 100, "%", 1, false, false },
@@ -109,6 +116,12 @@ double ab_figure_value(enum ab_figure f, const struct run_result *on, const stru
 		return (double)on->vm[PGMIGRATE_SUCCESS];
 	case FIG_CALL_RATE:
 		return ratio(on->call_pages, on->call_s);
+	case FIG_PROMOTED_PER_S:
+		return ratio(on->promoted, on->sim_s);
+	case FIG_DEMOTED_PER_S:
+		return ratio(on->demoted, on->sim_s);
+	case FIG_IRQ_PER_PROMOTED:
+		return on->promoted > 0 ? (double)on->tlb_irqs / on->promoted : NAN;
 	case FIG_REFILL_CYCLES:
 		return ratio((on->cost_ns[COST_TLB_REFILL] - off->cost_ns[COST_TLB_REFILL]) * on->cpu_ghz,
 			     ptes);

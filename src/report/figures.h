@@ -47,6 +47,7 @@ struct run_result {
 	unsigned long long migration_switch_reads; /* sim.migration_switch_reads */
 	double converged_s;       /* convergence_time: -1 if it did not */
 	double final_local_share; /* hint faults over the last tenth: -1 without */
+	double promoted, demoted; /* pgpromote_success, pgdemote_kswapd + _direct (memory tiering) */
 };
 
 void run_result_from_sim(const struct sim *s, struct run_result *r);
@@ -65,6 +66,9 @@ enum ab_figure {
 	FIG_TLB_IRQS,
 	FIG_PAGES_MIGRATED,
 	FIG_CALL_RATE,
+	FIG_PROMOTED_PER_S,      /* memory tiering (a machine with CPU-less nodes) */
+	FIG_DEMOTED_PER_S,
+	FIG_IRQ_PER_PROMOTED,
 	FIG_REFILL_CYCLES,
 	FIG_SCANNER_FLUSHES_55S,
 	FIG_CPR_SHARE,
