@@ -152,7 +152,11 @@ void machine_defaults(struct machine *m)
  * between two memory nodes, as from the first one's socket. */
 void machine_memory_node_distances(struct machine *m)
 {
-	int local = (int)(10 * m->memory_node_latency_ns / m->cost.dram_local_ns + 0.5);
+	if (!m->nr_memory_nodes)
+		return;
+	/* (a scenario refuses memory nodes without a DRAM latency to scale by) */
+	double ratio = m->cost.dram_local_ns > 0 ? m->memory_node_latency_ns / m->cost.dram_local_ns : 25.4;
+	int local = ratio < 25.4 ? (int)(10 * ratio + 0.5) : 254;
 	int remote_dram = m->nr_sockets > 1 ? m->distance[0][m->nodes_per_socket] : 21;
 	int cross = remote_dram - 10;
 	if (local < 11)

@@ -4,6 +4,8 @@
  * performance (mt_perf_to_adistance) with v6.7. */
 #include "linux/memory-tiers.h"
 
+#include <limits.h>
+
 int mt_perf_to_adistance(double lat_ns, double bw_gbs, double dram_lat_ns, double dram_bw_gbs)
 {
 	/* the kernel's integer arithmetic, in the units HMAT reports (ns and
@@ -14,7 +16,10 @@ int mt_perf_to_adistance(double lat_ns, double bw_gbs, double dram_lat_ns, doubl
 		bw = dbw = 1; /* unlimited: no bandwidth term */
 	if (dlat <= 0)
 		dlat = 1;
-	return (int)(MEMTIER_ADISTANCE_DRAM * (2 * lat) / (2 * dlat) * (2 * dbw) / (2 * bw));
+	/* the scenario's bounds (1e6 ns, 1e-6 .. 1e6 GB/s) keep this within
+	 * long long; a tier number far past the rest is as good as any */
+	long long adist = MEMTIER_ADISTANCE_DRAM * (2 * lat) / (2 * dlat) * (2 * dbw) / (2 * bw);
+	return adist < INT_MAX / 2 ? (int)adist : INT_MAX / 2;
 }
 
 /* The nodes of tier @tier. */

@@ -1325,6 +1325,12 @@ static int check_tiers(const struct scenario *sc, char *err, size_t errlen)
 					  "but kernel.numa_balancing is %d (2 or 3 is tiering)",
 					  sc->t.numa_balancing);
 		}
+	if (m->nr_memory_nodes && m->cost.dram_local_ns < 1) {
+		static const int ks[] = { K_COST_dram_local_ns, K_MEMORY_NODES };
+		return vfail_keys(sc, ks, 2, err, errlen, "costs.dram_local_ns is %g, but the CPU-less "
+				  "nodes' distance and tier are their latency over DRAM's: it must be at "
+				  "least 1 ns", m->cost.dram_local_ns);
+	}
 	struct memory_tiers mt;
 	memory_tiers_init(m, &mt);
 	if (mt.has_slow_tier)

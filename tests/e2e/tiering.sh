@@ -118,6 +118,8 @@ expect_error threshold-mode1 "acts only in memory tiering mode" small --set mach
     --set numa_balancing.hot_threshold_ms=500
 expect_error old-base "which v5.15 does not have" small --kernel v5.15 --set machine.memory_nodes=0,1 \
     --set kernel.numa_balancing=2
+expect_error dram-zero "costs.dram_local_ns is 0" small --set costs.dram_local_ns=0 \
+    --set machine.memory_nodes=0,1
 printf '[machine]\nmemory_nodes = 0,1,2\n[workload]\n' >"$work/f.ini"
 expect_error file-line "$work/f.ini:2: machine.memory_nodes" "$work/f.ini"
 echo "tiering: all passed"
