@@ -91,6 +91,7 @@ struct sim_stats {
 	uint64_t events;
 	uint64_t hint_faults_pooled;      /* faults on pooled tables (aggregated mode) */
 	uint64_t hint_faults_bulk;        /* of them, drawn in bulk (no event each) */
+	uint64_t tables_materialised;     /* PTE tables held page by page (set-up or first reach) */
 };
 
 struct sched_state;

@@ -30,7 +30,7 @@ static const struct stat_def stat_defs[] = {
 	U(migr_in_chunk), U(migr_pte_protnone), U(batch_flushes), U(flush_rounds),
 	U(broadcasts), U(hint_faults_lost), U(scan_period_resets), U(numa_task_moves),
 	U(numa_task_swaps), U(context_switches), U(task_migrations), U(task_node_moves), U(events),
-	U(hint_faults_pooled), U(hint_faults_bulk),
+	U(hint_faults_pooled), U(hint_faults_bulk), U(tables_materialised),
 };
 
 _Static_assert(sizeof(stat_defs) / sizeof(stat_defs[0]) * 8 == sizeof(struct sim_stats),

@@ -97,9 +97,16 @@ int scenario_apply_fragment(struct scenario *sc, const char *path, char *err, si
 /* Cross-field validation (impossible machine, memory, threads vs CPUs); err names FILE:LINE: key.
  * Also derives sc->m.nr_nodes, nr_cpus and the distance table. */
 int scenario_validate(struct scenario *sc, char *err, size_t errlen);
-/* About how much of the host's memory a run of the validated scenario
- * takes (the per-page arrays dominate). */
+/* An upper bound on the host memory a run of the validated scenario takes
+ * at its peak: per PTE table up front, per table the run can come to hold
+ * page by page, per task, CPU and second (scenario.c shows the figures). */
 uint64_t scenario_model_bytes(const struct scenario *sc);
+/* Of it, what the process takes whatever it models (binary, libraries, the
+ * report's buffers), measured at 4-5 MiB, with room. */
+#define SCENARIO_BASE_BYTES (16ull << 20)
+/* The PTE tables, over all processes, that a run of the validated scenario
+ * can come to hold page by page (stats.tables_materialised is at most this). */
+uint64_t scenario_model_tables(const struct scenario *sc);
 /* Refuse a scenario whose model would not fit in 80% of @host_bytes: it
  * would fail (or swap) only after its set-up.  0, or -1 with err naming
  * the key changed last among the workload's size keys. */

@@ -15,7 +15,8 @@ void *big_zalloc(size_t bytes)
 		return calloc(1, bytes ? bytes : 1);
 	/* over-map by 2 MiB so the array can start on a huge-page boundary */
 	size_t len = bytes + HUGE;
-	uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			    -1, 0);
 	if (raw == MAP_FAILED)
 		return NULL;
 	uintptr_t start = ((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1);

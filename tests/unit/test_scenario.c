@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -224,6 +227,124 @@ static void test_fuzz_dictionary_has_every_key(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* "small" with @sets, validated into @sc; fails the test if it does not. */
+static void small_into(struct scenario *sc, const char *const *sets, int n)
+{
+	if (scenario_load_builtin("small", sc, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (int i = 0; i < n; i++)
+		if (scenario_set(sc, sets[i], err, sizeof(err)))
+			fail_msg("%s: %s", sets[i], err);
+	if (scenario_validate(sc, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/* Run @sc to its end; the number of tables it came to hold page by page. */
+static uint64_t run_tables(const struct scenario *sc)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	if (scenario_to_sim(sc, s, err, sizeof(err)) || sim_init(s, err, sizeof(err)))
+		fail_msg("%s", err);
+	sim_run(s);
+	uint64_t n = s->st.tables_materialised;
+	sim_free(s);
+	free(s);
+	return n;
+}
+
+/* scenario_model_tables bounds stats.tables_materialised, whatever reaches
+ * the tables: set-up (a hot set, a store two processes map), the scanner
+ * alone (its budget per pass; 8x for a single-threaded process, whose
+ * local pages it leaves as they are), madvise, a migration call, THP; and
+ * the bound is not "all of them" where only the scanner reaches tables in
+ * a short run of a big workload. */
+static void test_model_tables_bound_the_run(void **state)
+{
+	(void)state;
+#define COLD "workload.hot_access_share=0", "workload.hot_fraction=0"
+	static const char *const variants[][8] = {
+		{ "workload.hot_fraction=0.1" },
+		{ COLD, "workload.memory_gib=6", "run.duration_s=2" },
+		{ COLD, "workload.memory_gib=6", "run.duration_s=4",
+		  "numa_balancing.scan_size_mb=32" },
+		{ COLD, "workload.memory_gib=6", "run.duration_s=3",
+		  "workload.threads=1" },
+		{ COLD, "workload.memory_gib=6", "run.duration_s=3",
+		  "workload.madvise_dontneed_every_ms=10", "workload.madvise_dontneed_kib=4096" },
+		{ COLD, "workload.processes=2", "workload.threads=8",
+		  "workload.map_shared=true", "run.duration_s=3" },
+		{ COLD, "workload.migrate_call=migrate_pages", "workload.migrate_at_s=1",
+		  "run.duration_s=3" },
+		{ COLD, "transparent_hugepage.enabled=always", "run.duration_s=3" },
+	};
+#undef COLD
+	bool some_short = false;
+	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		static struct scenario sc;
+		int n = 0;
+		while (n < 8 && variants[v][n])
+			n++;
+		small_into(&sc, variants[v], n);
+		uint64_t bound = scenario_model_tables(&sc), held = run_tables(&sc);
+		if (held > bound)
+			fail_msg("variant %zu (%s ...): %llu tables held, bound %llu", v, variants[v][0],
+				 (unsigned long long)held, (unsigned long long)bound);
+		assert_true(held > 0); /* the run reached some: the check meant something */
+		/* 6 GiB = 3,072 tables; 2 s, from a 1 s delay, at most 10 passes a second */
+		some_short |= v == 1 && bound < 3072;
+	}
+	assert_true(some_short);
+}
+
+/* scenario_model_bytes bounds what a run really takes: in a child, the peak
+ * RSS over the run, less the RSS before it, is at most the estimate less
+ * its fixed part for the process itself.  A hot set builds every table page
+ * by page at set-up, the case where the per-page arrays are all written
+ * (and round up to the host's huge pages).  Not under ASan (its shadow and
+ * quarantine) or CONFIG_DEBUG_VM (the checker's own per-page arrays). */
+static void test_model_bytes_bound_the_rss(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__) || defined(CONFIG_DEBUG_VM)
+	skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	skip();
+#endif
+#endif
+	static struct scenario sc;
+	small_into(&sc, (const char *const[]){ "workload.memory_gib=6", "workload.hot_fraction=0.1",
+					     "run.duration_s=2" }, 3);
+	uint64_t bound = scenario_model_bytes(&sc) - SCENARIO_BASE_BYTES;
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long page = sysconf(_SC_PAGESIZE), size = 0, resident = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%ld %ld", &size, &resident) != 2)
+			_exit(2);
+		fclose(f);
+		uint64_t before = (uint64_t)resident * (uint64_t)page;
+		struct sim *s = calloc(1, sizeof(*s));
+		if (!s || scenario_to_sim(&sc, s, err, sizeof(err)) || sim_init(s, err, sizeof(err)))
+			_exit(3);
+		sim_run(s);
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		uint64_t peak = (uint64_t)ru.ru_maxrss << 10;
+		fprintf(stderr, "model bytes: RSS %.1f MiB over the run (%llu tables held), bound %.1f MiB\n",
+			(double)(peak - before) / (1 << 20), (unsigned long long)s->st.tables_materialised,
+			(double)bound / (1 << 20));
+		_exit(peak - before <= bound ? 0 : 1);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +357,8 @@ int main(void)
 		cmocka_unit_test(test_arm64_keys_need_arm64),
 		cmocka_unit_test(test_thp_size_keys),
 		cmocka_unit_test(test_fuzz_dictionary_has_every_key),
+		cmocka_unit_test(test_model_tables_bound_the_run),
+		cmocka_unit_test(test_model_bytes_bound_the_rss),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
