@@ -520,6 +520,16 @@ void workload_free(struct sim *s)
 	s->w.slice_dirty = NULL;
 	free(s->w.demand_bps);
 	free(s->w.demand_in);
+	free(s->w.frac_gen);
+	free(s->w.bw_part);
+	free(s->w.bw_sum);
+	free(s->w.bw_node);
+	free(s->w.bw_slice);
+	free(s->w.bw_gen);
+	free(s->w.bw_count);
+	s->w.frac_gen = s->w.bw_gen = NULL;
+	s->w.bw_part = s->w.bw_sum = NULL;
+	s->w.bw_node = s->w.bw_slice = s->w.bw_count = NULL;
 	s->w.op_node = NULL;
 	s->w.demand_bps = NULL;
 	s->w.demand_in = NULL;
@@ -586,9 +596,15 @@ static void class_mark_all_stale(struct workload *w)
 static void class_recompute(struct sim *s, int cls)
 {
 	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
+	double frac[MAX_NUMNODES];
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
-	class_frac_compute(s, cls, &s->w.frac_cache[row]);
+	class_frac_compute(s, cls, frac);
+	size_t bytes = (size_t)s->m.nr_nodes * sizeof(double);
+	if (memcmp(frac, &s->w.frac_cache[row], bytes)) { /* not when only the stretches moved */
+		memcpy(&s->w.frac_cache[row], frac, bytes);
+		s->w.frac_gen[cls]++;
+	}
 	s->w.lat_stale[cls] = 0;
 	/* what the tasks' op_ns and bandwidth demand were computed from may
 	 * have changed, but class_mark_stale cleared op_valid already */
@@ -836,6 +852,185 @@ static bool demand_counts(const struct task_struct *t)
 	return !t->syscall_caller && t->state == TASK_ON_CPU;
 }
 
+/* ---- a bound on the first round's demand ----------------------------------
+ *
+ * A large machine below its capacities solves at every tick (its threads
+ * could reach a capacity, bandwidth_unreachable says no) and finds the
+ * stretches at 1 again, after O(tasks x nodes) work.  When every stretch is
+ * 1, a node's first-round demand is sum_i bps_i x (share fs_i[n] +
+ * (1 - share) fr_i[n]) over the counted tasks, bps_i = 1e9 / op_ns_i x
+ * bytes_per_op.  Each bps_i is at most the one at the least op_ns (the
+ * division and the product round monotonically), so the demand is at most
+ * bps_max x (share x sum_i fs_i[n] + (1 - share) x sum_c count_c x fr_c[n]):
+ * the slice fractions summed over the counted tasks (bw_sum, kept) and the
+ * shared classes' fractions weighted by how many counted tasks read them.
+ * The link's likewise, with each task's fractions on the other sockets'
+ * nodes.  If each bound, with a margin far beyond the float sums' rounding
+ * (N x 2^-53 relative for N tasks), is below its capacity, the exact solve
+ * would compute each next stretch as max(1, 1 x demand / capacity) = 1 and
+ * change nothing: it need not run.  Otherwise it runs as before, so the
+ * results are the same bit for bit either way. */
+
+#define BW_FX_ONE 0x1p40 /* a fraction's fixed-point unit: 2^-40 */
+
+/* @f (in [0, 1]) in fixed point, rounded up: at least f x 2^40. */
+static inline uint64_t bw_fx(double f)
+{
+	return (uint64_t)(f * BW_FX_ONE) + 1;
+}
+
+/* The fixed-point slice fractions of task @i on @node: per node, then their
+ * sum over the other sockets' nodes. */
+static void bw_part_compute(struct sim *s, int i, int node, uint64_t *part)
+{
+	const int nodes = s->m.nr_nodes, slice = s->w.slice_of[i];
+	const int socket = machine_node_socket(&s->m, node);
+	const double *fs = &s->w.frac_cache[(size_t)slice * (size_t)nodes];
+	part[nodes] = 0;
+	for (int n = 0; n < nodes; n++) {
+		part[n] = bw_fx(fs[n]);
+		if (machine_node_socket(&s->m, n) != socket)
+			part[nodes] += part[n];
+	}
+}
+
+static inline int bw_row(const struct sim *s, int i)
+{
+	return s->w.p.map_shared ? 0 : s->tasks[i].mm->id;
+}
+
+/* Take task @i out of the kept sums, or put it in, counted on @node. */
+static void bw_part_drop(struct sim *s, int i)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes;
+	const uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 1)];
+	for (int n = 0; n <= nodes; n++)
+		w->bw_sum[n] -= part[n];
+	w->bw_count[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, w->bw_node[i])]--;
+	w->bw_node[i] = -1;
+}
+
+static void bw_part_take(struct sim *s, int i, int node)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, slice = w->slice_of[i];
+	uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 1)];
+	bw_part_compute(s, i, node, part);
+	for (int n = 0; n <= nodes; n++)
+		w->bw_sum[n] += part[n];
+	w->bw_count[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, node)]++;
+	w->bw_node[i] = node;
+	w->bw_slice[i] = slice;
+	w->bw_gen[i] = w->frac_gen[slice];
+}
+
+/* Bring the kept sums up to date: a task's part is taken again when it
+ * started or stopped counting, or its node, its slice or that slice's
+ * fractions changed.  Returns the least op_ns of the counted tasks
+ * (INFINITY if none counts). */
+static double bw_sums_update(struct sim *s)
+{
+	struct workload *w = &s->w;
+	double min_op = INFINITY;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		if (!demand_counts(t)) {
+			if (w->bw_node[i] >= 0)
+				bw_part_drop(s, i);
+			continue;
+		}
+		int node = s->cpus[t->cpu].node, slice = w->slice_of[i];
+		min_op = w->op_ns[i] < min_op ? w->op_ns[i] : min_op;
+		class_refresh(s, slice);
+		if (node == w->bw_node[i] && slice == w->bw_slice[i] && w->frac_gen[slice] == w->bw_gen[i])
+			continue;
+		if (w->bw_node[i] >= 0)
+			bw_part_drop(s, i);
+		bw_part_take(s, i, node);
+	}
+	return min_op;
+}
+
+static bool bw_bound_ok(double bound, double capacity_gbs)
+{
+	return capacity_gbs <= 0 || bound * (1 + 1e-6) < capacity_gbs * 1e9;
+}
+
+/* Whether, with every stretch at 1, each node's and the link's first-round
+ * demand is certainly below its capacity (see above). */
+static bool bw_bound_below(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, sockets = s->m.nr_sockets;
+	if (w->link_q != 1)
+		return false;
+	for (int n = 0; n < nodes; n++)
+		if (w->mem_q[n] != 1)
+			return false;
+	double min_op = bw_sums_update(s);
+	if (min_op == INFINITY)
+		return true; /* no demand */
+	const double share = w->slice_pages ? w->p.private_access_share : 0;
+	const double bps = 1e9 / min_op * w->p.bytes_per_op;
+	double shared[MAX_NUMNODES] = { 0 }, shared_link = 0;
+	for (int c = 0; c < w->nr_classes - s->nr_tasks; c++) {
+		const int *count = &w->bw_count[c * sockets];
+		bool read = false;
+		for (int k = 0; k < sockets; k++)
+			read |= count[k] > 0;
+		if (!read)
+			continue;
+		class_refresh(s, s->nr_tasks + c);
+		const double *fr = &w->frac_cache[(size_t)(s->nr_tasks + c) * (size_t)nodes];
+		for (int n = 0; n < nodes; n++) {
+			int on = machine_node_socket(&s->m, n);
+			for (int k = 0; k < sockets; k++) {
+				shared[n] += (double)count[k] * fr[n];
+				if (k != on)
+					shared_link += (double)count[k] * fr[n];
+			}
+		}
+	}
+	for (int n = 0; n < nodes; n++)
+		if (!bw_bound_ok(bps * (share * ((double)w->bw_sum[n] / BW_FX_ONE) + (1 - share) * shared[n]),
+				 machine_node_bw_gbs(&s->m, n)))
+			return false;
+	return bw_bound_ok(bps * (share * ((double)w->bw_sum[nodes] / BW_FX_ONE) +
+				  (1 - share) * shared_link),
+			   s->m.link_bw_gbs);
+}
+
+bool workload_bw_sums_check(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, sockets = s->m.nr_sockets;
+	const int rows = (w->nr_classes - s->nr_tasks) * sockets;
+	uint64_t sum[MAX_NUMNODES + 1] = { 0 }, part[MAX_NUMNODES + 1];
+	int *count = calloc((size_t)rows + 1, sizeof(int));
+	if (!count)
+		return false;
+	bw_sums_update(s);
+	bool same = true;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		if (!demand_counts(t)) {
+			same &= w->bw_node[i] < 0;
+			continue;
+		}
+		int node = s->cpus[t->cpu].node;
+		same &= w->bw_node[i] == node;
+		bw_part_compute(s, i, node, part);
+		for (int n = 0; n <= nodes; n++)
+			sum[n] += part[n];
+		count[bw_row(s, i) * sockets + machine_node_socket(&s->m, node)]++;
+	}
+	same &= !memcmp(sum, w->bw_sum, (size_t)(nodes + 1) * sizeof(uint64_t));
+	same &= !memcmp(count, w->bw_count, (size_t)rows * sizeof(int));
+	free(count);
+	return same;
+}
+
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
  * true if they moved, and op_ns with them.  The first round's demand is a
  * function of op_ns, the classes' fractions (frac_cache, which change only
@@ -854,6 +1049,8 @@ static bool solve_bandwidth(struct sim *s)
 		if (round == 0 && w->demand_valid) {
 			memcpy(node_bps, w->demand_bps, (size_t)nodes * sizeof(double));
 			link_bps = w->demand_bps[nodes];
+		} else if (round == 0 && !w->bw_no_bound && bw_bound_below(s)) {
+			return false; /* the stretches stay at 1; the sums are not taken */
 		} else {
 			for (int n = 0; n < nodes; n++)
 				node_bps[n] = 0;
@@ -1030,11 +1227,22 @@ int workload_start(struct sim *s)
 				  sizeof(double) + 1);
 	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
+	s->w.frac_gen = calloc((size_t)s->w.nr_classes, sizeof(uint32_t));
+	s->w.bw_part = malloc((size_t)s->nr_tasks * (size_t)(s->m.nr_nodes + 1) * sizeof(uint64_t));
+	s->w.bw_sum = calloc((size_t)s->m.nr_nodes + 1, sizeof(uint64_t));
+	s->w.bw_node = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_slice = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_gen = calloc((size_t)s->nr_tasks, sizeof(uint32_t));
+	s->w.bw_count = calloc((size_t)(s->w.nr_classes - s->nr_tasks) * (size_t)s->m.nr_sockets + 1,
+			       sizeof(int));
 	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
 	    !s->w.shared_term || !s->w.task_mm || !s->w.slice_term || !s->w.slice_dirty ||
 	    !s->w.dirty_task ||
-	    !s->w.demand_bps || !s->w.demand_in)
+	    !s->w.demand_bps || !s->w.demand_in || !s->w.frac_gen || !s->w.bw_part || !s->w.bw_sum ||
+	    !s->w.bw_node || !s->w.bw_slice || !s->w.bw_gen || !s->w.bw_count)
 		return -1;
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.bw_node[i] = s->w.bw_slice[i] = -1;
 	s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.mem_q[n] = 1;
