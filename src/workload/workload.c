@@ -526,10 +526,17 @@ void workload_free(struct sim *s)
 	free(s->w.bw_node);
 	free(s->w.bw_slice);
 	free(s->w.bw_gen);
-	free(s->w.bw_count);
+	free(s->w.bw_weight);
+	free(s->w.bw_term);
+	free(s->w.bw_lat_ref);
+	s->w.bw_lat_ref = NULL;
+	free(s->w.bw_dirty);
+	free(s->w.bw_mark);
 	s->w.frac_gen = s->w.bw_gen = NULL;
-	s->w.bw_part = s->w.bw_sum = NULL;
-	s->w.bw_node = s->w.bw_slice = s->w.bw_count = NULL;
+	s->w.bw_part = s->w.bw_sum = s->w.bw_weight = NULL;
+	s->w.bw_node = s->w.bw_slice = s->w.bw_dirty = NULL;
+	s->w.bw_term = NULL;
+	s->w.bw_mark = NULL;
 	s->w.op_node = NULL;
 	s->w.demand_bps = NULL;
 	s->w.demand_in = NULL;
@@ -858,45 +865,61 @@ static bool demand_counts(const struct task_struct *t)
  * could reach a capacity, bandwidth_unreachable says no) and finds the
  * stretches at 1 again, after O(tasks x nodes) work.  When every stretch is
  * 1, a node's first-round demand is sum_i bps_i x (share fs_i[n] +
- * (1 - share) fr_i[n]) over the counted tasks, bps_i = 1e9 / op_ns_i x
- * bytes_per_op.  Each bps_i is at most the one at the least op_ns (the
- * division and the product round monotonically), so the demand is at most
- * bps_max x (share x sum_i fs_i[n] + (1 - share) x sum_c count_c x fr_c[n]):
- * the slice fractions summed over the counted tasks (bw_sum, kept) and the
- * shared classes' fractions weighted by how many counted tasks read them.
- * The link's likewise, with each task's fractions on the other sockets'
- * nodes.  If each bound, with a margin far beyond the float sums' rounding
- * (N x 2^-53 relative for N tasks), is below its capacity, the exact solve
- * would compute each next stretch as max(1, 1 x demand / capacity) = 1 and
- * change nothing: it need not run.  Otherwise it runs as before, so the
- * results are the same bit for bit either way. */
+ * (1 - share) fr_i[n]) over the counted tasks, with bps_i = 1e9 / op_ns_i x
+ * bytes_per_op and op_ns_i = cpu_ns + (slice_term_i + shared term).  The
+ * shared term is at least its class's floor (bw_lat_ref: a little under
+ * its least over the nodes, kept until that least leaves [floor, floor x
+ * 1.07)), and the additions, the division and the product round
+ * monotonically, so bps_i is at most beta_i, the same expression at the
+ * floor: a function of the task's own slice term, which changes only when
+ * its node, its slice or its slice's placement does.  So each counted task
+ * keeps, in whole bytes per second rounded up, beta_i x share x fs_i[n] per
+ * node (and their sum over the other sockets' nodes, for the link) and
+ * beta_i x (1 - share) (summed per shared class and socket, to be weighted
+ * by that class's fractions);
+ * the sums over the tasks are exact integers, the same whatever order the
+ * changes came in.  If each node's and the link's bound, with a margin far
+ * beyond the float sums' rounding (N x 2^-53 relative for N tasks), is
+ * below its capacity, the exact solve would compute each next stretch as
+ * max(1, 1 x demand / capacity) = 1 and change nothing: it need not run.
+ * Otherwise it runs as before, so the results are the same bit for bit.
+ *
+ * A task's part is taken again when it may have changed: every task after
+ * any task changed CPU or state (sim.task_node_gen, task_state_gen), all
+ * terms were taken again or a floor moved (bw_all), else those whose terms
+ * refresh_op_ns took again since (bw_dirty). */
 
-#define BW_FX_ONE 0x1p40 /* a fraction's fixed-point unit: 2^-40 */
-
-/* @f (in [0, 1]) in fixed point, rounded up: at least f x 2^40. */
-static inline uint64_t bw_fx(double f)
-{
-	return (uint64_t)(f * BW_FX_ONE) + 1;
-}
-
-/* The fixed-point slice fractions of task @i on @node: per node, then their
- * sum over the other sockets' nodes. */
-static void bw_part_compute(struct sim *s, int i, int node, uint64_t *part)
-{
-	const int nodes = s->m.nr_nodes, slice = s->w.slice_of[i];
-	const int socket = machine_node_socket(&s->m, node);
-	const double *fs = &s->w.frac_cache[(size_t)slice * (size_t)nodes];
-	part[nodes] = 0;
-	for (int n = 0; n < nodes; n++) {
-		part[n] = bw_fx(fs[n]);
-		if (machine_node_socket(&s->m, n) != socket)
-			part[nodes] += part[n];
-	}
-}
+#define BW_PART_MAX 0x1p40 /* bytes/s of one task's part; above: no bound */
+#define BW_UNBOUNDED UINT64_MAX /* a shared weight: the task's parts are not kept */
 
 static inline int bw_row(const struct sim *s, int i)
 {
 	return s->w.p.map_shared ? 0 : s->tasks[i].mm->id;
+}
+
+/* Task @i's parts on @node, from its slice term: per node, then the link,
+ * then its shared weight; false if too large to keep (an op_ns near 0). */
+static bool bw_part_compute(struct sim *s, int i, int node, uint64_t *part)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, slice = w->slice_of[i];
+	const int socket = machine_node_socket(&s->m, node);
+	const double share = w->slice_pages ? w->p.private_access_share : 0;
+	const double op_least = w->p.cpu_ns_per_op + (w->slice_term[i] + w->bw_lat_ref[bw_row(s, i)]);
+	if (!(op_least > 0))
+		return false;
+	const double beta = 1e9 / op_least * w->p.bytes_per_op;
+	const double *fs = &w->frac_cache[(size_t)slice * (size_t)nodes];
+	if (!(beta < BW_PART_MAX))
+		return false;
+	part[nodes] = 0;
+	for (int n = 0; n < nodes; n++) {
+		part[n] = (uint64_t)(beta * share * fs[n]) + 1;
+		if (machine_node_socket(&s->m, n) != socket)
+			part[nodes] += part[n];
+	}
+	part[nodes + 1] = (uint64_t)(beta * (1 - share)) + 1;
+	return true;
 }
 
 /* Take task @i out of the kept sums, or put it in, counted on @node. */
@@ -904,10 +927,15 @@ static void bw_part_drop(struct sim *s, int i)
 {
 	struct workload *w = &s->w;
 	const int nodes = s->m.nr_nodes;
-	const uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 1)];
-	for (int n = 0; n <= nodes; n++)
-		w->bw_sum[n] -= part[n];
-	w->bw_count[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, w->bw_node[i])]--;
+	const uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 2)];
+	if (part[nodes + 1] == BW_UNBOUNDED) {
+		w->bw_unbounded--;
+	} else {
+		for (int n = 0; n <= nodes; n++)
+			w->bw_sum[n] -= part[n];
+		w->bw_weight[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, w->bw_node[i])] -=
+			part[nodes + 1];
+	}
 	w->bw_node[i] = -1;
 }
 
@@ -915,41 +943,85 @@ static void bw_part_take(struct sim *s, int i, int node)
 {
 	struct workload *w = &s->w;
 	const int nodes = s->m.nr_nodes, slice = w->slice_of[i];
-	uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 1)];
-	bw_part_compute(s, i, node, part);
-	for (int n = 0; n <= nodes; n++)
-		w->bw_sum[n] += part[n];
-	w->bw_count[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, node)]++;
+	uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 2)];
 	w->bw_node[i] = node;
 	w->bw_slice[i] = slice;
 	w->bw_gen[i] = w->frac_gen[slice];
+	w->bw_term[i] = w->slice_term[i];
+	if (!bw_part_compute(s, i, node, part)) {
+		part[nodes + 1] = BW_UNBOUNDED;
+		w->bw_unbounded++;
+		return;
+	}
+	for (int n = 0; n <= nodes; n++)
+		w->bw_sum[n] += part[n];
+	w->bw_weight[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, node)] +=
+		part[nodes + 1];
 }
 
-/* Bring the kept sums up to date: a task's part is taken again when it
- * started or stopped counting, or its node, its slice or that slice's
- * fractions changed.  Returns the least op_ns of the counted tasks
- * (INFINITY if none counts). */
-static double bw_sums_update(struct sim *s)
+/* Task @i's part again if anything it is taken from changed (@floor: its
+ * class's floor did). */
+static void bw_part_check(struct sim *s, int i, bool floor)
 {
 	struct workload *w = &s->w;
-	double min_op = INFINITY;
-	for (int i = 0; i < s->nr_tasks; i++) {
-		const struct task_struct *t = &s->tasks[i];
-		if (!demand_counts(t)) {
-			if (w->bw_node[i] >= 0)
-				bw_part_drop(s, i);
-			continue;
-		}
-		int node = s->cpus[t->cpu].node, slice = w->slice_of[i];
-		min_op = w->op_ns[i] < min_op ? w->op_ns[i] : min_op;
-		class_refresh(s, slice);
-		if (node == w->bw_node[i] && slice == w->bw_slice[i] && w->frac_gen[slice] == w->bw_gen[i])
-			continue;
+	const struct task_struct *t = &s->tasks[i];
+	if (!demand_counts(t)) {
 		if (w->bw_node[i] >= 0)
 			bw_part_drop(s, i);
-		bw_part_take(s, i, node);
+		return;
 	}
-	return min_op;
+	int node = s->cpus[t->cpu].node, slice = w->slice_of[i];
+	class_refresh(s, slice);
+	if (!floor && node == w->bw_node[i] && slice == w->bw_slice[i] &&
+	    w->frac_gen[slice] == w->bw_gen[i] &&
+	    !memcmp(&w->slice_term[i], &w->bw_term[i], sizeof(double)))
+		return;
+	if (w->bw_node[i] >= 0)
+		bw_part_drop(s, i);
+	bw_part_take(s, i, node);
+}
+
+/* Bring the kept sums up to date (see above). */
+static void bw_sums_update(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes;
+	bool floor = false;
+	for (int c = 0; c < w->nr_classes - s->nr_tasks; c++) {
+		double least = INFINITY;
+		for (int n = 0; n < nodes; n++) {
+			double term = w->shared_term[(size_t)c * (size_t)nodes + (size_t)n];
+			least = term < least ? term : least;
+		}
+		/* the floor within [least x (1 - 2^-4), least] */
+		if (least < w->bw_lat_ref[c] || least * (1 - 0x1p-4) > w->bw_lat_ref[c]) {
+			w->bw_lat_ref[c] = least * (1 - 0x1p-6);
+			floor = true;
+		}
+	}
+	if (floor || w->bw_all || s->task_node_gen != w->bw_node_gen ||
+	    s->task_state_gen != w->bw_state_gen) {
+		for (int i = 0; i < s->nr_tasks; i++)
+			bw_part_check(s, i, floor);
+	} else {
+		for (int k = 0; k < w->nr_bw_dirty; k++)
+			bw_part_check(s, w->bw_dirty[k], false);
+	}
+	for (int k = 0; k < w->nr_bw_dirty; k++)
+		w->bw_mark[w->bw_dirty[k]] = 0;
+	w->nr_bw_dirty = 0;
+	w->bw_all = false;
+	w->bw_node_gen = s->task_node_gen;
+	w->bw_state_gen = s->task_state_gen;
+}
+
+/* refresh_op_ns took task @i's terms again. */
+static inline void bw_mark_dirty(struct workload *w, int i)
+{
+	if (!w->bw_mark[i]) {
+		w->bw_mark[i] = 1;
+		w->bw_dirty[w->nr_bw_dirty++] = i;
+	}
 }
 
 static bool bw_bound_ok(double bound, double capacity_gbs)
@@ -968,17 +1040,17 @@ static bool bw_bound_below(struct sim *s)
 	for (int n = 0; n < nodes; n++)
 		if (w->mem_q[n] != 1)
 			return false;
-	double min_op = bw_sums_update(s);
-	if (min_op == INFINITY)
-		return true; /* no demand */
-	const double share = w->slice_pages ? w->p.private_access_share : 0;
-	const double bps = 1e9 / min_op * w->p.bytes_per_op;
-	double shared[MAX_NUMNODES] = { 0 }, shared_link = 0;
+	bw_sums_update(s);
+	if (w->bw_unbounded)
+		return false;
+	double bound[MAX_NUMNODES + 1];
+	for (int n = 0; n <= nodes; n++)
+		bound[n] = (double)w->bw_sum[n];
 	for (int c = 0; c < w->nr_classes - s->nr_tasks; c++) {
-		const int *count = &w->bw_count[c * sockets];
+		const uint64_t *weight = &w->bw_weight[c * sockets];
 		bool read = false;
 		for (int k = 0; k < sockets; k++)
-			read |= count[k] > 0;
+			read |= weight[k] > 0;
 		if (!read)
 			continue;
 		class_refresh(s, s->nr_tasks + c);
@@ -986,19 +1058,16 @@ static bool bw_bound_below(struct sim *s)
 		for (int n = 0; n < nodes; n++) {
 			int on = machine_node_socket(&s->m, n);
 			for (int k = 0; k < sockets; k++) {
-				shared[n] += (double)count[k] * fr[n];
+				bound[n] += (double)weight[k] * fr[n];
 				if (k != on)
-					shared_link += (double)count[k] * fr[n];
+					bound[nodes] += (double)weight[k] * fr[n];
 			}
 		}
 	}
 	for (int n = 0; n < nodes; n++)
-		if (!bw_bound_ok(bps * (share * ((double)w->bw_sum[n] / BW_FX_ONE) + (1 - share) * shared[n]),
-				 machine_node_bw_gbs(&s->m, n)))
+		if (!bw_bound_ok(bound[n], machine_node_bw_gbs(&s->m, n)))
 			return false;
-	return bw_bound_ok(bps * (share * ((double)w->bw_sum[nodes] / BW_FX_ONE) +
-				  (1 - share) * shared_link),
-			   s->m.link_bw_gbs);
+	return bw_bound_ok(bound[nodes], s->m.link_bw_gbs);
 }
 
 bool workload_bw_sums_check(struct sim *s)
@@ -1006,9 +1075,10 @@ bool workload_bw_sums_check(struct sim *s)
 	struct workload *w = &s->w;
 	const int nodes = s->m.nr_nodes, sockets = s->m.nr_sockets;
 	const int rows = (w->nr_classes - s->nr_tasks) * sockets;
-	uint64_t sum[MAX_NUMNODES + 1] = { 0 }, part[MAX_NUMNODES + 1];
-	int *count = calloc((size_t)rows + 1, sizeof(int));
-	if (!count)
+	uint64_t sum[MAX_NUMNODES + 1] = { 0 }, part[MAX_NUMNODES + 2];
+	uint64_t *weight = calloc((size_t)rows + 1, sizeof(uint64_t));
+	int unbounded = 0;
+	if (!weight)
 		return false;
 	bw_sums_update(s);
 	bool same = true;
@@ -1020,14 +1090,19 @@ bool workload_bw_sums_check(struct sim *s)
 		}
 		int node = s->cpus[t->cpu].node;
 		same &= w->bw_node[i] == node;
-		bw_part_compute(s, i, node, part);
+		class_refresh(s, w->slice_of[i]);
+		if (!bw_part_compute(s, i, node, part)) {
+			unbounded++;
+			continue;
+		}
 		for (int n = 0; n <= nodes; n++)
 			sum[n] += part[n];
-		count[bw_row(s, i) * sockets + machine_node_socket(&s->m, node)]++;
+		weight[bw_row(s, i) * sockets + machine_node_socket(&s->m, node)] += part[nodes + 1];
 	}
+	same &= unbounded == w->bw_unbounded;
 	same &= !memcmp(sum, w->bw_sum, (size_t)(nodes + 1) * sizeof(uint64_t));
-	same &= !memcmp(count, w->bw_count, (size_t)rows * sizeof(int));
-	free(count);
+	same &= !memcmp(weight, w->bw_weight, (size_t)rows * sizeof(uint64_t));
+	free(weight);
 	return same;
 }
 
@@ -1153,7 +1228,8 @@ static void refresh_op_ns(struct sim *s)
 	const double share = private_share(s);
 	const uint64_t gen = s->task_node_gen;
 	if (!w->op_all) {
-		bool check_running = w->op_valid && bandwidth_limited(s);
+		/* the running set matters only to kept sums (demand_valid) */
+		bool check_running = w->op_valid && w->demand_valid && bandwidth_limited(s);
 		bool same_nodes = true, same_running = true;
 		if (gen != w->op_gen || check_running)
 			for (int i = 0; i < s->nr_tasks; i++) {
@@ -1171,6 +1247,7 @@ static void refresh_op_ns(struct sim *s)
 			for (int k = 0; k < w->nr_dirty; k++) {
 				int i = w->dirty_task[k];
 				op_terms_task(s, i, w->op_node[i], share);
+				bw_mark_dirty(w, i);
 			}
 			op_ns_from_terms(s);
 			return;
@@ -1178,6 +1255,7 @@ static void refresh_op_ns(struct sim *s)
 	}
 	for (int i = 0; i < s->nr_tasks; i++)
 		op_terms_task(s, i, s->cpus[s->tasks[i].cpu].node, share);
+	w->bw_all = true;
 	w->op_gen = gen;
 	op_ns_from_terms(s);
 }
@@ -1228,18 +1306,25 @@ int workload_start(struct sim *s)
 	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
 	s->w.frac_gen = calloc((size_t)s->w.nr_classes, sizeof(uint32_t));
-	s->w.bw_part = malloc((size_t)s->nr_tasks * (size_t)(s->m.nr_nodes + 1) * sizeof(uint64_t));
+	s->w.bw_part = malloc((size_t)s->nr_tasks * (size_t)(s->m.nr_nodes + 2) * sizeof(uint64_t));
+	s->w.bw_term = malloc((size_t)s->nr_tasks * sizeof(double));
+	s->w.bw_lat_ref = calloc((size_t)(s->w.nr_classes - s->nr_tasks) + 1, sizeof(double));
+	s->w.bw_dirty = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_mark = calloc((size_t)s->nr_tasks, 1);
 	s->w.bw_sum = calloc((size_t)s->m.nr_nodes + 1, sizeof(uint64_t));
 	s->w.bw_node = malloc((size_t)s->nr_tasks * sizeof(int));
 	s->w.bw_slice = malloc((size_t)s->nr_tasks * sizeof(int));
 	s->w.bw_gen = calloc((size_t)s->nr_tasks, sizeof(uint32_t));
-	s->w.bw_count = calloc((size_t)(s->w.nr_classes - s->nr_tasks) * (size_t)s->m.nr_sockets + 1,
-			       sizeof(int));
+	s->w.bw_weight = calloc((size_t)(s->w.nr_classes - s->nr_tasks) * (size_t)s->m.nr_sockets + 1,
+				sizeof(uint64_t));
+	s->w.nr_bw_dirty = s->w.bw_unbounded = 0;
+	s->w.bw_all = true;
 	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
 	    !s->w.shared_term || !s->w.task_mm || !s->w.slice_term || !s->w.slice_dirty ||
 	    !s->w.dirty_task ||
 	    !s->w.demand_bps || !s->w.demand_in || !s->w.frac_gen || !s->w.bw_part || !s->w.bw_sum ||
-	    !s->w.bw_node || !s->w.bw_slice || !s->w.bw_gen || !s->w.bw_count)
+	    !s->w.bw_node || !s->w.bw_slice || !s->w.bw_gen || !s->w.bw_weight || !s->w.bw_term ||
+	    !s->w.bw_dirty || !s->w.bw_mark || !s->w.bw_lat_ref)
 		return -1;
 	for (int i = 0; i < s->nr_tasks; i++)
 		s->w.bw_node[i] = s->w.bw_slice[i] = -1;

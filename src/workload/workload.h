@@ -157,18 +157,26 @@ struct workload {
 	uint8_t *demand_in;          /* [task]: counted in them (running, not a syscall caller) */
 	bool rates_valid;            /* task_rate, mm_rate and the touch rates follow op_ns */
 	/* A bound on the solve's first-round demand (workload.c, bw_bound_below):
-	 * each counted task's slice fractions are kept in fixed point, with
-	 * their sums over the counted tasks, and taken again only for a task
-	 * whose node, slice, slice placement or running state changed since;
-	 * the sums are exact integers, the same whatever order the changes
-	 * came in (workload_bw_sums_check recomputes them from scratch). */
+	 * each counted task's parts, in bytes per second rounded up, from its
+	 * own slice term and fractions, with their sums over the counted tasks,
+	 * taken again only for a task whose inputs may have changed since; the
+	 * sums are exact integers, the same whatever order the changes came in
+	 * (workload_bw_sums_check recomputes them from scratch). */
 	uint32_t *frac_gen;          /* [class]: bumped when its frac_cache row changes */
-	uint64_t *bw_part;           /* [task][node, then the link]: its slice's share, fixed point */
+	uint64_t *bw_part;           /* [task][node, the link, its shared weight]: its parts */
 	uint64_t *bw_sum;            /* [node, then the link]: bw_part over the counted tasks */
-	int *bw_node;                /* [task]: the node bw_part was taken on, -1: not counted */
-	int *bw_slice;               /* [task]: the slice class it was taken from */
-	uint32_t *bw_gen;            /* [task]: that class's frac_gen then */
-	int *bw_count;               /* [shared class][socket]: the counted tasks reading it */
+	uint64_t *bw_weight;         /* [shared class][socket]: the shared weights summed */
+	int bw_unbounded;            /* counted tasks too fast to keep a part (no bound) */
+	int *bw_node;                /* [task]: the node its part was taken on, -1: not counted */
+	int *bw_slice;               /* [task]: ... its slice class */
+	uint32_t *bw_gen;            /* [task]: ... that class's frac_gen */
+	double *bw_term;             /* [task]: ... its slice term */
+	double *bw_lat_ref;          /* [shared class]: the floor of its shared term they use */
+	int *bw_dirty;               /* tasks whose terms were taken again since, nr_bw_dirty */
+	int nr_bw_dirty;
+	uint8_t *bw_mark;            /* [task]: in bw_dirty */
+	bool bw_all;                 /* every task's terms were taken again since */
+	uint64_t bw_node_gen, bw_state_gen; /* sim's task_node_gen and task_state_gen then */
 	bool bw_no_bound;            /* always take the sums (tests: the bound against them) */
 	struct touch_model touch;     /* the touch groups (touch.h) */
 	double *wsize;               /* [group]: its pages weighted by access density */
