@@ -122,6 +122,8 @@ struct sim {
 	struct task_struct *tasks;
 	int nr_tasks;
 	uint64_t task_node_gen;           /* moves when a task changes CPU (workload's op_ns) */
+	uint64_t task_state_gen;          /* ... or state (workload's bandwidth bound): every
+					   * write of a task's state moves it */
 	struct mm_struct *mms;
 	int nr_mms;
 	struct folio_store *stores;

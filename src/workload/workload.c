@@ -522,6 +522,23 @@ void workload_free(struct sim *s)
 	s->w.slice_dirty = NULL;
 	free(s->w.demand_bps);
 	free(s->w.demand_in);
+	free(s->w.frac_gen);
+	free(s->w.bw_part);
+	free(s->w.bw_sum);
+	free(s->w.bw_node);
+	free(s->w.bw_slice);
+	free(s->w.bw_gen);
+	free(s->w.bw_weight);
+	free(s->w.bw_term);
+	free(s->w.bw_lat_ref);
+	s->w.bw_lat_ref = NULL;
+	free(s->w.bw_dirty);
+	free(s->w.bw_mark);
+	s->w.frac_gen = s->w.bw_gen = NULL;
+	s->w.bw_part = s->w.bw_sum = s->w.bw_weight = NULL;
+	s->w.bw_node = s->w.bw_slice = s->w.bw_dirty = NULL;
+	s->w.bw_term = NULL;
+	s->w.bw_mark = NULL;
 	s->w.op_node = NULL;
 	s->w.demand_bps = NULL;
 	s->w.demand_in = NULL;
@@ -589,9 +606,15 @@ static void class_mark_all_stale(struct workload *w)
 static void class_recompute(struct sim *s, int cls)
 {
 	size_t row = (size_t)cls * (size_t)s->m.nr_nodes;
+	double frac[MAX_NUMNODES];
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.lat_cache[row + (size_t)n] = class_latency_compute(s, cls, n);
-	class_frac_compute(s, cls, &s->w.frac_cache[row]);
+	class_frac_compute(s, cls, frac);
+	size_t bytes = (size_t)s->m.nr_nodes * sizeof(double);
+	if (memcmp(frac, &s->w.frac_cache[row], bytes)) { /* not when only the stretches moved */
+		memcpy(&s->w.frac_cache[row], frac, bytes);
+		s->w.frac_gen[cls]++;
+	}
 	s->w.lat_stale[cls] = 0;
 	/* what the tasks' op_ns and bandwidth demand were computed from may
 	 * have changed, but class_mark_stale cleared op_valid already */
@@ -839,6 +862,253 @@ static bool demand_counts(const struct task_struct *t)
 	return !t->syscall_caller && t->state == TASK_ON_CPU;
 }
 
+/* ---- a bound on the first round's demand ----------------------------------
+ *
+ * A large machine below its capacities solves at every tick (its threads
+ * could reach a capacity, bandwidth_unreachable says no) and finds the
+ * stretches at 1 again, after O(tasks x nodes) work.  When every stretch is
+ * 1, a node's first-round demand is sum_i bps_i x (share fs_i[n] +
+ * (1 - share) fr_i[n]) over the counted tasks, with bps_i = 1e9 / op_ns_i x
+ * bytes_per_op and op_ns_i = cpu_ns + (slice_term_i + shared term).  The
+ * shared term is at least its class's floor (bw_lat_ref: a little under
+ * its least over the nodes, kept until that least leaves [floor, floor x
+ * 1.07)), and the additions, the division and the product round
+ * monotonically, so bps_i is at most beta_i, the same expression at the
+ * floor: a function of the task's own slice term, which changes only when
+ * its node, its slice or its slice's placement does.  So each counted task
+ * keeps, in whole bytes per second rounded up, beta_i x share x fs_i[n] per
+ * node (and their sum over the other sockets' nodes, for the link) and
+ * beta_i x (1 - share) (summed per shared class and socket, to be weighted
+ * by that class's fractions);
+ * the sums over the tasks are exact integers, the same whatever order the
+ * changes came in.  If each node's and the link's bound, with a margin far
+ * beyond the float sums' rounding (N x 2^-53 relative for N tasks), is
+ * below its capacity, the exact solve would compute each next stretch as
+ * max(1, 1 x demand / capacity) = 1 and change nothing: it need not run.
+ * Otherwise it runs as before, so the results are the same bit for bit.
+ *
+ * A task's part is taken again when it may have changed: every task after
+ * any task changed CPU or state (sim.task_node_gen, task_state_gen), all
+ * terms were taken again or a floor moved (bw_all), else those whose terms
+ * refresh_op_ns took again since (bw_dirty). */
+
+#define BW_PART_MAX 0x1p40 /* bytes/s of one task's part; above: no bound */
+#define BW_UNBOUNDED UINT64_MAX /* a shared weight: the task's parts are not kept */
+
+static inline int bw_row(const struct sim *s, int i)
+{
+	return s->w.p.map_shared ? 0 : s->tasks[i].mm->id;
+}
+
+/* Task @i's parts on @node, from its slice term: per node, then the link,
+ * then its shared weight; false if too large to keep (an op_ns near 0). */
+static bool bw_part_compute(struct sim *s, int i, int node, uint64_t *part)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, slice = w->slice_of[i];
+	const int socket = machine_node_socket(&s->m, node);
+	const double share = w->slice_pages ? w->p.private_access_share : 0;
+	const double op_least = w->p.cpu_ns_per_op + (w->slice_term[i] + w->bw_lat_ref[bw_row(s, i)]);
+	if (!(op_least > 0))
+		return false;
+	const double beta = 1e9 / op_least * w->p.bytes_per_op;
+	const double *fs = &w->frac_cache[(size_t)slice * (size_t)nodes];
+	if (!(beta < BW_PART_MAX))
+		return false;
+	part[nodes] = 0;
+	for (int n = 0; n < nodes; n++) {
+		part[n] = (uint64_t)(beta * share * fs[n]) + 1;
+		if (machine_node_socket(&s->m, n) != socket)
+			part[nodes] += part[n];
+	}
+	part[nodes + 1] = (uint64_t)(beta * (1 - share)) + 1;
+	return true;
+}
+
+/* Take task @i out of the kept sums, or put it in, counted on @node. */
+static void bw_part_drop(struct sim *s, int i)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes;
+	const uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 2)];
+	if (part[nodes + 1] == BW_UNBOUNDED) {
+		w->bw_unbounded--;
+	} else {
+		for (int n = 0; n <= nodes; n++)
+			w->bw_sum[n] -= part[n];
+		w->bw_weight[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, w->bw_node[i])] -=
+			part[nodes + 1];
+	}
+	w->bw_node[i] = -1;
+}
+
+static void bw_part_take(struct sim *s, int i, int node)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, slice = w->slice_of[i];
+	uint64_t *part = &w->bw_part[(size_t)i * (size_t)(nodes + 2)];
+	w->bw_node[i] = node;
+	w->bw_slice[i] = slice;
+	w->bw_gen[i] = w->frac_gen[slice];
+	w->bw_term[i] = w->slice_term[i];
+	if (!bw_part_compute(s, i, node, part)) {
+		part[nodes + 1] = BW_UNBOUNDED;
+		w->bw_unbounded++;
+		return;
+	}
+	for (int n = 0; n <= nodes; n++)
+		w->bw_sum[n] += part[n];
+	w->bw_weight[bw_row(s, i) * s->m.nr_sockets + machine_node_socket(&s->m, node)] +=
+		part[nodes + 1];
+}
+
+/* Task @i's part again if anything it is taken from changed (@floor: its
+ * class's floor did). */
+static void bw_part_check(struct sim *s, int i, bool floor)
+{
+	struct workload *w = &s->w;
+	const struct task_struct *t = &s->tasks[i];
+	if (!demand_counts(t)) {
+		if (w->bw_node[i] >= 0)
+			bw_part_drop(s, i);
+		return;
+	}
+	int node = s->cpus[t->cpu].node, slice = w->slice_of[i];
+	class_refresh(s, slice);
+	if (!floor && node == w->bw_node[i] && slice == w->bw_slice[i] &&
+	    w->frac_gen[slice] == w->bw_gen[i] &&
+	    !memcmp(&w->slice_term[i], &w->bw_term[i], sizeof(double)))
+		return;
+	if (w->bw_node[i] >= 0)
+		bw_part_drop(s, i);
+	bw_part_take(s, i, node);
+}
+
+/* Bring the kept sums up to date (see above). */
+static void bw_sums_update(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes;
+	bool floor = false;
+	for (int c = 0; c < w->nr_classes - s->nr_tasks; c++) {
+		double least = INFINITY;
+		for (int n = 0; n < nodes; n++) {
+			double term = w->shared_term[(size_t)c * (size_t)nodes + (size_t)n];
+			least = term < least ? term : least;
+		}
+		/* the floor within [least x (1 - 2^-4), least] */
+		if (least < w->bw_lat_ref[c] || least * (1 - 0x1p-4) > w->bw_lat_ref[c]) {
+			w->bw_lat_ref[c] = least * (1 - 0x1p-6);
+			floor = true;
+		}
+	}
+	if (floor || w->bw_all || s->task_node_gen != w->bw_node_gen ||
+	    s->task_state_gen != w->bw_state_gen) {
+		for (int i = 0; i < s->nr_tasks; i++)
+			bw_part_check(s, i, floor);
+	} else {
+		for (int k = 0; k < w->nr_bw_dirty; k++)
+			bw_part_check(s, w->bw_dirty[k], false);
+	}
+	for (int k = 0; k < w->nr_bw_dirty; k++)
+		w->bw_mark[w->bw_dirty[k]] = 0;
+	w->nr_bw_dirty = 0;
+	w->bw_all = false;
+	w->bw_node_gen = s->task_node_gen;
+	w->bw_state_gen = s->task_state_gen;
+}
+
+/* refresh_op_ns took task @i's terms again. */
+static inline void bw_mark_dirty(struct workload *w, int i)
+{
+	if (!w->bw_mark[i]) {
+		w->bw_mark[i] = 1;
+		w->bw_dirty[w->nr_bw_dirty++] = i;
+	}
+}
+
+static bool bw_bound_ok(double bound, double capacity_gbs)
+{
+	return capacity_gbs <= 0 || bound * (1 + 1e-6) < capacity_gbs * 1e9;
+}
+
+/* Whether, with every stretch at 1, each node's and the link's first-round
+ * demand is certainly below its capacity (see above). */
+static bool bw_bound_below(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, sockets = s->m.nr_sockets;
+	if (w->link_q != 1)
+		return false;
+	for (int n = 0; n < nodes; n++)
+		if (w->mem_q[n] != 1)
+			return false;
+	bw_sums_update(s);
+	if (w->bw_unbounded)
+		return false;
+	double bound[MAX_NUMNODES + 1];
+	for (int n = 0; n <= nodes; n++)
+		bound[n] = (double)w->bw_sum[n];
+	for (int c = 0; c < w->nr_classes - s->nr_tasks; c++) {
+		const uint64_t *weight = &w->bw_weight[c * sockets];
+		bool read = false;
+		for (int k = 0; k < sockets; k++)
+			read |= weight[k] > 0;
+		if (!read)
+			continue;
+		class_refresh(s, s->nr_tasks + c);
+		const double *fr = &w->frac_cache[(size_t)(s->nr_tasks + c) * (size_t)nodes];
+		for (int n = 0; n < nodes; n++) {
+			int on = machine_node_socket(&s->m, n);
+			for (int k = 0; k < sockets; k++) {
+				bound[n] += (double)weight[k] * fr[n];
+				if (k != on)
+					bound[nodes] += (double)weight[k] * fr[n];
+			}
+		}
+	}
+	for (int n = 0; n < nodes; n++)
+		if (!bw_bound_ok(bound[n], machine_node_bw_gbs(&s->m, n)))
+			return false;
+	return bw_bound_ok(bound[nodes], s->m.link_bw_gbs);
+}
+
+bool workload_bw_sums_check(struct sim *s)
+{
+	struct workload *w = &s->w;
+	const int nodes = s->m.nr_nodes, sockets = s->m.nr_sockets;
+	const int rows = (w->nr_classes - s->nr_tasks) * sockets;
+	uint64_t sum[MAX_NUMNODES + 1] = { 0 }, part[MAX_NUMNODES + 2];
+	uint64_t *weight = calloc((size_t)rows + 1, sizeof(uint64_t));
+	int unbounded = 0;
+	if (!weight)
+		return false;
+	bw_sums_update(s);
+	bool same = true;
+	for (int i = 0; i < s->nr_tasks; i++) {
+		const struct task_struct *t = &s->tasks[i];
+		if (!demand_counts(t)) {
+			same &= w->bw_node[i] < 0;
+			continue;
+		}
+		int node = s->cpus[t->cpu].node;
+		same &= w->bw_node[i] == node;
+		class_refresh(s, w->slice_of[i]);
+		if (!bw_part_compute(s, i, node, part)) {
+			unbounded++;
+			continue;
+		}
+		for (int n = 0; n <= nodes; n++)
+			sum[n] += part[n];
+		weight[bw_row(s, i) * sockets + machine_node_socket(&s->m, node)] += part[nodes + 1];
+	}
+	same &= unbounded == w->bw_unbounded;
+	same &= !memcmp(sum, w->bw_sum, (size_t)(nodes + 1) * sizeof(uint64_t));
+	same &= !memcmp(weight, w->bw_weight, (size_t)rows * sizeof(uint64_t));
+	free(weight);
+	return same;
+}
+
 /* Solve the stretches from s->w.op_ns (current at the present stretches);
  * true if they moved, and op_ns with them.  The first round's demand is a
  * function of op_ns, the classes' fractions (frac_cache, which change only
@@ -857,6 +1127,8 @@ static bool solve_bandwidth(struct sim *s)
 		if (round == 0 && w->demand_valid) {
 			memcpy(node_bps, w->demand_bps, (size_t)nodes * sizeof(double));
 			link_bps = w->demand_bps[nodes];
+		} else if (round == 0 && !w->bw_no_bound && bw_bound_below(s)) {
+			return false; /* the stretches stay at 1; the sums are not taken */
 		} else {
 			for (int n = 0; n < nodes; n++)
 				node_bps[n] = 0;
@@ -959,7 +1231,8 @@ static void refresh_op_ns(struct sim *s)
 	const double share = private_share(s);
 	const uint64_t gen = s->task_node_gen;
 	if (!w->op_all) {
-		bool check_running = w->op_valid && bandwidth_limited(s);
+		/* the running set matters only to kept sums (demand_valid) */
+		bool check_running = w->op_valid && w->demand_valid && bandwidth_limited(s);
 		bool same_nodes = true, same_running = true;
 		if (gen != w->op_gen || check_running)
 			for (int i = 0; i < s->nr_tasks; i++) {
@@ -977,6 +1250,7 @@ static void refresh_op_ns(struct sim *s)
 			for (int k = 0; k < w->nr_dirty; k++) {
 				int i = w->dirty_task[k];
 				op_terms_task(s, i, w->op_node[i], share);
+				bw_mark_dirty(w, i);
 			}
 			op_ns_from_terms(s);
 			return;
@@ -984,6 +1258,7 @@ static void refresh_op_ns(struct sim *s)
 	}
 	for (int i = 0; i < s->nr_tasks; i++)
 		op_terms_task(s, i, s->cpus[s->tasks[i].cpu].node, share);
+	w->bw_all = true;
 	w->op_gen = gen;
 	op_ns_from_terms(s);
 }
@@ -1033,11 +1308,29 @@ int workload_start(struct sim *s)
 				  sizeof(double) + 1);
 	s->w.demand_bps = calloc((size_t)s->m.nr_nodes + 1, sizeof(double));
 	s->w.demand_in = calloc((size_t)s->nr_tasks, 1);
+	s->w.frac_gen = calloc((size_t)s->w.nr_classes, sizeof(uint32_t));
+	s->w.bw_part = malloc((size_t)s->nr_tasks * (size_t)(s->m.nr_nodes + 2) * sizeof(uint64_t));
+	s->w.bw_term = malloc((size_t)s->nr_tasks * sizeof(double));
+	s->w.bw_lat_ref = calloc((size_t)(s->w.nr_classes - s->nr_tasks) + 1, sizeof(double));
+	s->w.bw_dirty = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_mark = calloc((size_t)s->nr_tasks, 1);
+	s->w.bw_sum = calloc((size_t)s->m.nr_nodes + 1, sizeof(uint64_t));
+	s->w.bw_node = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_slice = malloc((size_t)s->nr_tasks * sizeof(int));
+	s->w.bw_gen = calloc((size_t)s->nr_tasks, sizeof(uint32_t));
+	s->w.bw_weight = calloc((size_t)(s->w.nr_classes - s->nr_tasks) * (size_t)s->m.nr_sockets + 1,
+				sizeof(uint64_t));
+	s->w.nr_bw_dirty = s->w.bw_unbounded = 0;
+	s->w.bw_all = true;
 	if (!s->w.frac_cache || !s->w.mem_q || !s->w.sat_ns || !s->w.peak_q || !s->w.op_node ||
 	    !s->w.shared_term || !s->w.task_mm || !s->w.slice_term || !s->w.slice_dirty ||
 	    !s->w.dirty_task ||
-	    !s->w.demand_bps || !s->w.demand_in)
+	    !s->w.demand_bps || !s->w.demand_in || !s->w.frac_gen || !s->w.bw_part || !s->w.bw_sum ||
+	    !s->w.bw_node || !s->w.bw_slice || !s->w.bw_gen || !s->w.bw_weight || !s->w.bw_term ||
+	    !s->w.bw_dirty || !s->w.bw_mark || !s->w.bw_lat_ref)
 		return -1;
+	for (int i = 0; i < s->nr_tasks; i++)
+		s->w.bw_node[i] = s->w.bw_slice[i] = -1;
 	s->w.op_valid = s->w.demand_valid = s->w.rates_valid = false;
 	for (int n = 0; n < s->m.nr_nodes; n++)
 		s->w.mem_q[n] = 1;

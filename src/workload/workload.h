@@ -156,6 +156,28 @@ struct workload {
 	double *demand_bps;          /* [node, then the link]: its sums */
 	uint8_t *demand_in;          /* [task]: counted in them (running, not a syscall caller) */
 	bool rates_valid;            /* task_rate, mm_rate and the touch rates follow op_ns */
+	/* A bound on the solve's first-round demand (workload.c, bw_bound_below):
+	 * each counted task's parts, in bytes per second rounded up, from its
+	 * own slice term and fractions, with their sums over the counted tasks,
+	 * taken again only for a task whose inputs may have changed since; the
+	 * sums are exact integers, the same whatever order the changes came in
+	 * (workload_bw_sums_check recomputes them from scratch). */
+	uint32_t *frac_gen;          /* [class]: bumped when its frac_cache row changes */
+	uint64_t *bw_part;           /* [task][node, the link, its shared weight]: its parts */
+	uint64_t *bw_sum;            /* [node, then the link]: bw_part over the counted tasks */
+	uint64_t *bw_weight;         /* [shared class][socket]: the shared weights summed */
+	int bw_unbounded;            /* counted tasks too fast to keep a part (no bound) */
+	int *bw_node;                /* [task]: the node its part was taken on, -1: not counted */
+	int *bw_slice;               /* [task]: ... its slice class */
+	uint32_t *bw_gen;            /* [task]: ... that class's frac_gen */
+	double *bw_term;             /* [task]: ... its slice term */
+	double *bw_lat_ref;          /* [shared class]: the floor of its shared term they use */
+	int *bw_dirty;               /* tasks whose terms were taken again since, nr_bw_dirty */
+	int nr_bw_dirty;
+	uint8_t *bw_mark;            /* [task]: in bw_dirty */
+	bool bw_all;                 /* every task's terms were taken again since */
+	uint64_t bw_node_gen, bw_state_gen; /* sim's task_node_gen and task_state_gen then */
+	bool bw_no_bound;            /* always take the sums (tests: the bound against them) */
 	struct touch_model touch;     /* the touch groups (touch.h) */
 	double *wsize;               /* [group]: its pages weighted by access density */
 	uint64_t last_account;       /* ns */
@@ -201,6 +223,10 @@ void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
  * it was last settled (workload_account_task, also when it leaves its
  * CPU), at the memory latency of its current placement. */
 void workload_account(struct sim *s, uint64_t now);
+/* The bandwidth bound's kept sums (bw_sum, bw_count), brought up to date,
+ * against a recomputation from every task: true if they agree exactly
+ * (for tests). */
+bool workload_bw_sums_check(struct sim *s);
 void workload_account_task(struct sim *s, struct task_struct *t, uint64_t now);
 /* The next phase, if it is due by @now: threads trade slices (phases). */
 void workload_phase(struct sim *s, uint64_t now);

@@ -144,6 +144,7 @@ static void kept_rates_match_recomputed(bool limited)
 	ms += 10;
 	for (int j = 0; j < 2; j++) {
 		w[j]->tasks[2].state = TASK_SLEEPING;
+		w[j]->task_state_gen++; /* as the scheduler does */
 		tick(w[j], ms, j == 0);
 	}
 	if (limited)

@@ -41,22 +41,31 @@ static void test_below_capacity_changes_nothing(void **state)
 }
 
 /* The solve runs only where the threads could reach a capacity: all of
- * them at their compute speed (op_ns = cpu_ns_per_op) on one node. */
+ * them at their compute speed (op_ns = cpu_ns_per_op) on one node; and
+ * then its sums are taken only where the bound on them (each thread at the
+ * fastest thread's pace, bw_bound_below) reaches it. */
 static void test_roofline_solved_only_when_reachable(void **state)
 {
-	struct sim *s = mk(state, "v7.3", FLUSH_X86_IPI);
-	double most = s->nr_tasks * 1e9 / s->w.p.cpu_ns_per_op * s->w.p.bytes_per_op;
+	(void)state;
 	for (int link = 0; link < 2; link++) {
+		struct sim *s = testsim_new("v7.3", FLUSH_X86_IPI);
+		double most = s->nr_tasks * 1e9 / s->w.p.cpu_ns_per_op * s->w.p.bytes_per_op;
+		double demand = node0_demand(s);
+		assert_true(demand < 0.9 * most);
 		double *cap = link ? &s->m.link_bw_gbs : &s->m.mem_bw_gbs;
 		s->m.mem_bw_gbs = s->m.link_bw_gbs = 0;
 		*cap = 1.001 * most / 1e9;
 		s->w.demand_valid = false;
-		workload_account(s, (uint64_t)(4 * link + 1) * NSEC_PER_MSEC);
+		workload_account(s, NSEC_PER_MSEC);
 		assert_false(s->w.demand_valid); /* not solved: it could not bind */
 		*cap = 0.999 * most / 1e9;
-		workload_account(s, (uint64_t)(4 * link + 2) * NSEC_PER_MSEC);
-		assert_true(s->w.demand_valid); /* solved ... */
-		assert_true(s->w.mem_q[0] == 1.0 && s->w.link_q == 1.0); /* ... below it still */
+		workload_account(s, 2 * NSEC_PER_MSEC);
+		assert_false(s->w.demand_valid); /* no sums taken: the bound is below it */
+		assert_true(s->w.mem_q[0] == 1.0 && s->w.link_q == 1.0);
+		*cap = 0.1 * demand / 1e9;
+		workload_account(s, 3 * NSEC_PER_MSEC);
+		assert_true(link ? s->w.link_q > 1.0 : s->w.mem_q[0] > 1.0); /* solved: above it */
+		testsim_free(s);
 	}
 }
 
@@ -113,6 +122,89 @@ static void test_link_limits_remote_traffic(void **state)
 	assert_true(crossing < 0.25 * crossing_free * 1.001 && crossing > 0.25 * crossing_free * 0.999);
 }
 
+/* Private slices as well as the shared region (test_account.c's). */
+static void cfg_slices(struct sim *s)
+{
+	s->w.p.private_fraction = 0.5;
+	s->w.p.private_access_share = 0.5;
+	s->w.p.hot_fraction = 0;
+}
+
+/* A page of a slice (@slice) or of the shared region moves between the
+ * nodes: to node 1 the first time, back the next. */
+static void move_page(struct sim *s, bool slice, int times)
+{
+	struct vm_area_struct *vma = NULL;
+	for (int v = 0; v < s->mms[0].nr_vmas; v++)
+		if ((s->mms[0].vmas[v].tables[0].owner >= 0) == slice)
+			vma = &s->mms[0].vmas[v];
+	assert_non_null(vma);
+	workload_page_moved(s, vma, vma->vm_start, times % 2, 1 - times % 2, 1);
+}
+
+/* The bound (bw_bound_below) skips the solve's sums only where they would
+ * have changed nothing: two runs, one always taking the sums, keep the same
+ * stretches and rates bit for bit while the capacities sweep across the
+ * demand and tasks move, sleep and wake and pages move; and the bound's
+ * kept sums, updated only for the tasks that changed, equal a
+ * recomputation from every task after each tick. */
+static void test_bound_same_as_sums(void **state)
+{
+	(void)state;
+	struct sim *w[2];
+	for (int j = 0; j < 2; j++) {
+		w[j] = testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg_slices);
+		w[j]->w.bw_no_bound = j == 1;
+	}
+	struct sim *a = w[0];
+	assert_true(a->w.slice_pages > 0);
+	/* capacities about which the stretches move, or not (both counted) */
+	double demand = 0.08 * node0_demand(a);
+	static const double level[] = { 3, 1.5, 1.05, 1.0, 0.95, 0.7, 1.2, 2, 0.5, 4 };
+	int bounded = 0, moved = 0, slice_moves = 0, shared_moves = 0;
+	for (int k = 0; k < 60; k++) {
+		uint64_t now = (uint64_t)(k + 1) * 10 * NSEC_PER_MSEC;
+		int i = k % a->nr_tasks;
+		for (int j = 0; j < 2; j++) {
+			struct sim *s = w[j];
+			s->m.mem_bw_gbs = level[k % 10] * demand / 1e9;
+			s->m.link_bw_gbs = level[(k + 3) % 10] * demand / 2e9;
+			if (k % 3 == 1) { /* task i to a CPU on the other node */
+				for (int c = 0; c < s->m.nr_cpus; c++)
+					if (s->cpus[c].node != s->cpus[s->tasks[i].cpu].node) {
+						s->tasks[i].cpu = c;
+						break;
+					}
+				s->task_node_gen++; /* as set_task_cpu does */
+			}
+			if (k % 5 == 2) { /* task i sleeps, or wakes */
+				s->tasks[i].state = s->tasks[i].state == TASK_ON_CPU ? TASK_SLEEPING
+										       : TASK_ON_CPU;
+				s->task_state_gen++; /* as the scheduler does */
+			}
+			if (k % 4 == 3) /* nothing moves but a page */
+				move_page(s, k % 8 == 3, k % 8 == 3 ? slice_moves : shared_moves);
+			workload_account(s, now);
+		}
+		slice_moves += k % 8 == 3;
+		shared_moves += k % 8 == 7;
+		assert_true(workload_bw_sums_check(a));
+		bounded += !a->w.demand_valid && a->w.mem_q[0] == 1 && a->w.link_q == 1;
+		moved += a->w.mem_q[0] > 1 || a->w.link_q > 1;
+		assert_memory_equal(a->w.mem_q, w[1]->w.mem_q, sizeof(double) * 2);
+		assert_memory_equal(&a->w.link_q, &w[1]->w.link_q, sizeof(double));
+		assert_memory_equal(a->w.task_rate, w[1]->w.task_rate, sizeof(double) * 4);
+		assert_memory_equal(a->w.op_ns, w[1]->w.op_ns, sizeof(double) * 4);
+	}
+	assert_true(bounded > 5 && moved > 5); /* both ways taken */
+	/* a task's state changed behind the scheduler's back (no
+	 * task_state_gen): the kept sums miss it, and the check sees that */
+	a->tasks[0].state = a->tasks[0].state == TASK_ON_CPU ? TASK_SLEEPING : TASK_ON_CPU;
+	assert_false(workload_bw_sums_check(a));
+	for (int j = 0; j < 2; j++)
+		testsim_free(w[j]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +212,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_roofline_solved_only_when_reachable, testsim_teardown),
 		cmocka_unit_test_teardown(test_above_capacity_demand_meets_it, testsim_teardown),
 		cmocka_unit_test_teardown(test_link_limits_remote_traffic, testsim_teardown),
+		cmocka_unit_test(test_bound_same_as_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,7 @@ static void enqueue_task(struct sim *s, int cpu, struct task_struct *p)
 	int old = rq->nr_running;
 	rq_append(rq, p);
 	p->state = TASK_QUEUED;
+	s->task_state_gen++;
 	rq->nr_running++;
 	account_numa_enqueue(s, rq, p);
 	rq_changed(s, cpu, old);
@@ -223,6 +224,7 @@ static void context_switch(struct sim *s, int cpu, struct task_struct *next, uin
 	double refill = switch_refill_ns(s, cpu, next, now);
 	c->curr = next;
 	next->state = TASK_ON_CPU;
+	s->task_state_gen++;
 	s->task_node_gen += next->cpu != cpu; /* set_task_cpu moved it here already */
 	next->cpu = cpu;
 	next->exec_start = now;
@@ -411,6 +413,7 @@ void sched_block_task(struct sim *s, struct task_struct *p, uint64_t now, uint64
 	dequeue_curr(s, cpu, p);
 	schedule(s, cpu, now);
 	p->state = TASK_SLEEPING;
+	s->task_state_gen++;
 	if (wake != UINT64_MAX)
 		timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx, wake);
 }
@@ -435,6 +438,7 @@ static void preempt_curr(struct sim *s, int cpu, struct task_struct *p, uint64_t
 	rq_append(cpu_rq(s, cpu), p);
 	context_switch(s, cpu, next, now, true);
 	p->state = TASK_QUEUED;
+	s->task_state_gen++;
 }
 
 /* do_exit: the task's work is done; its CPU runs the next one. */
@@ -454,6 +458,7 @@ static void exit_task(struct sim *s, struct task_struct *p, uint64_t now)
 	}
 	timerq_cancel(&s->e.q, s->sched->timer_sleep + (uint32_t)p->idx);
 	p->state = TASK_DEAD;
+	s->task_state_gen++;
 	p->mm->mm_users--;
 	s->sched->nr_alive--;
 }
@@ -740,6 +745,7 @@ void sched_place_tasks(struct sim *s)
 		s->task_node_gen++;
 		p->move_to = -1;
 		p->state = TASK_NEW;
+		s->task_state_gen++;
 		if (s->w.p.bind == BIND_CPU)
 			p->cpus_ptr = &s->sched->cpu_mask[cpu];
 		else if (s->w.p.bind == BIND_NODE)
@@ -753,6 +759,7 @@ void sched_start(struct sim *s)
 		struct task_struct *p = &s->tasks[i];
 		if (p->syscall_caller) { /* asleep until its first call */
 			p->state = TASK_SLEEPING;
+			s->task_state_gen++;
 			timerq_set(&s->e.q, s->sched->timer_sleep + (uint32_t)i,
 				   time_ns(s->w.p.migrate_at_s, NSEC_PER_SEC));
 			continue;
