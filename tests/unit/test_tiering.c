@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "asm/tlbflush.h"
+#include "linux/compaction.h"
 #include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/sched/numa_balancing.h"
@@ -248,6 +249,26 @@ static void test_kswapd_demotes_to_its_target_until_balanced(void **state)
 	assert_true(s->node_free_pages[0] <= promo_wmark_pages(pg) + 32 + 1);
 }
 
+/* The preferred target (node 2) short of room above its min watermark:
+ * the fallback, any lower-tier node (node 3). */
+static void test_demotion_falls_back_to_another_lower_tier_node(void **state)
+{
+	struct sim *s = testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg_squeezed);
+	*state = s;
+	uint64_t keep = min_wmark_pages(&s->pgdat[2]) + 8;
+	uint64_t take = s->node_free_pages[2] - keep;
+	assert_true(alloc_pages_bulk_node(s, 2, take));
+	s->pgdat[2].held_pages += take; /* as a memory eater holds it */
+	uint64_t on3 = s->node_free_pages[3];
+	unsigned long demoted = kswapd_run_sync(s, 0, NSEC_PER_SEC);
+	assert_true(demoted > 0);
+	assert_int_equal(s->node_free_pages[2], keep);
+	assert_int_equal(on3 - s->node_free_pages[3], demoted);
+	char err[256];
+	if (!mm_check_invariants(s, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
 static void test_kswapd_without_demotion_reclaims_nothing(void **state)
 {
 	struct sim *s = testsim_new_cfg("v7.3", FLUSH_X86_IPI, cfg_squeezed);
@@ -297,6 +318,8 @@ int main(void)
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_promotion_counts_pgpromote_success, testsim_teardown),
 		cmocka_unit_test_teardown(test_kswapd_demotes_to_its_target_until_balanced,
+					  testsim_teardown),
+		cmocka_unit_test_teardown(test_demotion_falls_back_to_another_lower_tier_node,
 					  testsim_teardown),
 		cmocka_unit_test_teardown(test_kswapd_without_demotion_reclaims_nothing, testsim_teardown),
 		cmocka_unit_test_teardown(test_demote_list_one_batched_flush, testsim_teardown),
