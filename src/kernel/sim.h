@@ -417,6 +417,19 @@ static inline void tlb_refill_at(struct sim *s, int cpu, uint64_t now)
 
 static inline int numa_node_id(const struct sim *s) { return s->cpus[s->e.cpu].node; }
 
+/* The CPU a per-node kernel thread (kswapd, kcompactd) runs on: bound to
+ * its node's CPUs (cpumask_of_node), the first of them; a CPU-less node's
+ * may run anywhere: its socket's first. */
+static inline int node_kthread_cpu(const struct sim *s, int nid)
+{
+	int sock = machine_node_socket(&s->m, nid);
+	bool own = machine_node_has_cpus(&s->m, nid);
+	for (int cpu = 0; cpu < s->m.nr_cpus; cpu++)
+		if (own ? s->cpus[cpu].node == nid : machine_node_socket(&s->m, s->cpus[cpu].node) == sock)
+			return cpu;
+	return 0;
+}
+
 /* The PTE table of global index @id (sim->table_vma's index). */
 static inline struct pte_table *table_of_id(const struct sim *s, uint32_t id)
 {

@@ -213,10 +213,8 @@ int compaction_init(struct sim *s)
 	if (!cs->kd)
 		return -1;
 	for (int n = 0; n < s->m.nr_nodes; n++) {
-		int cpu = 0; /* kcompactd runs on its node's CPUs: the first */
-		while (cpu < s->m.nr_cpus - 1 && s->cpus[cpu].node != n)
-			cpu++;
-		if (compactor_init(&cs->kd[n], 100 + n, cpu, cs->timer_first + (uint32_t)n))
+		if (compactor_init(&cs->kd[n], 100 + n, node_kthread_cpu(s, n),
+				   cs->timer_first + (uint32_t)n))
 			return -1;
 		cs->kd[n].kcompactd = true;
 	}

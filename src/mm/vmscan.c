@@ -85,17 +85,9 @@ int vmscan_init(struct sim *s, uint32_t timer_first)
 		return -1;
 	for (int n = 0; n < s->m.nr_nodes; n++) {
 		struct kswapd *k = &vs->kd[n];
-		/* kswapd runs on its node's CPUs (cpumask_of_node); a CPU-less
-		 * node's on any: its socket's first */
-		int cpu = 0, want = machine_node_has_cpus(&s->m, n) ? n : -1;
-		while (cpu < s->m.nr_cpus - 1 &&
-		       (want >= 0 ? s->cpus[cpu].node != want
-				  : machine_node_socket(&s->m, s->cpus[cpu].node) !=
-					    machine_node_socket(&s->m, n)))
-			cpu++;
 		k->task.pid = k->task.tgid = 200 + n;
 		k->task.idx = -1;
-		k->task.cpu = cpu;
+		k->task.cpu = node_kthread_cpu(s, n);
 		k->timer = timer_first + (uint32_t)n;
 		k->rng = rng_stream(s->seed, RNG_RECLAIM, (uint64_t)n);
 		k->ctx = calloc(1, sizeof(*k->ctx));
