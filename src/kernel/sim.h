@@ -185,7 +185,7 @@ struct sim {
 	struct vmscan_state *vmscan;      /* mm/vmscan.c: kswapd per node, or NULL */
 	struct memory_tiers tiers;        /* mm/memory-tiers.c, from the machine */
 	uint64_t toptier_mask;            /* node_is_toptier, as a node mask */
-	uint64_t kswapd_wakes;            /* wakeup_kswapd calls (promotion short of room) */
+	uint64_t kswapd_wakes;            /* wakeup_kswapd calls: a promotion short of room, a first touch past the low watermark */
 };
 
 /* node_is_toptier (mm/memory-tiers.c). */

@@ -340,7 +340,7 @@ static void text_counters(const struct sim *s, FILE *out)
 	for (int i = 0; s->m.nr_memory_nodes && i < NR_NODE_STAT_ITEMS; i++)
 		fprintf(out, "%s %llu\n", node_stat_names[i], node_stat_sum(s, (enum node_stat_item)i));
 	if (s->m.nr_memory_nodes)
-		fprintf(out, "(kswapd woken for promotion: %llu)\n", (unsigned long long)s->kswapd_wakes);
+		fprintf(out, "(wakeup_kswapd calls, promotion and first touch: %llu)\n", (unsigned long long)s->kswapd_wakes);
 	fprintf(out, "\n/proc/interrupts\n");
 	fprintf(out, "TLB: %llu TLB shootdowns\n", (unsigned long long)tlb_interrupts(s));
 }

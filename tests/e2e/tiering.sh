@@ -93,6 +93,26 @@ else
     echo "skip: plot --kind tiering (no gnuplot)"
 fi
 
+# ---- edge values of the tiering keys: they run, and the invariants hold ----------
+edge() { # NAME EXPECT ARGS...: the run's tiering summary satisfies jq EXPECT
+    local name=$1 want=$2 out
+    shift 2
+    out=$("$NUMASIM" run "${PHASES[@]}" "$@" --duration 8 --check --json "$work/$name.json" 2>&1 >/dev/null) ||
+        fail "$name: $out"
+    grep -q 'none violated' <<<"$out" || fail "$name: $out"
+    j "$work/$name.json" "$want" '.vmstat'
+    echo "ok: edge $name"
+}
+edge rate-0 '.vmstat.pgpromote_candidate > 0 and .vmstat.pgpromote_success == 0' \
+    --set kernel.numa_balancing_promote_rate_limit_MBps=0
+edge threshold-1ms '.vmstat.pgpromote_success < .vmstat.pgpromote_candidate' \
+    --set numa_balancing.hot_threshold_ms=1
+edge threshold-huge '.vmstat.pgpromote_success > 0' --set numa_balancing.hot_threshold_ms=1000000000
+edge bw-unlimited '.vmstat.pgpromote_success > 0' --set machine.memory_node_bw_gbs=0
+edge latency-huge '.vmstat.pgpromote_success > 0' --set machine.memory_node_latency_ns=1000000
+edge lru-free '.vmstat.pgdemote_kswapd > 0' --set costs.lru_scan_ns=0
+edge lru-1s '.vmstat.pgdemote_kswapd >= 0' --set costs.lru_scan_ns=1e9
+
 # ---- bad input -------------------------------------------------------------------
 expect_error() { # NAME EXPECTED ARGS...
     local name=$1 want=$2 rc=0
