@@ -3,6 +3,8 @@
  * Left out: userfaultfd write-protect, soft-dirty, device-private entries,
  * the non-NUMA mprotect() uses, mprotect_folio_pte_batch's arch batching
  * (the model changes a large folio's PTEs one by one, same result). */
+#include <string.h>
+
 #include "asm/tlbflush.h"
 #include "linux/huge_mm.h"
 #include "linux/mm.h"
@@ -22,12 +24,37 @@ struct small_run {
 	uint64_t last;               /* the last order-0 folio tested (PTE index), or UINT64_MAX */
 };
 
+/* The fields of an order-0 page's state that fail prot_numa_test_small
+ * for every PTE of a run, or end the run (a large folio's order), as one
+ * mask over the 8-byte word: the order, FOLIO_PINNED, FOLIO_DIRTY outside
+ * anonymous memory, and mapcount's bits above the lowest in a COW mapping
+ * (mapcount > 1).  The local node's test is not in it: the callers use
+ * the mask only without one (NUMA_NO_NODE).  Built field by field, so the
+ * byte order does not matter. */
+static uint64_t small_fail_mask(const struct prot_numa_test *pt, bool anon)
+{
+	struct page_state m = {
+		.flags = (uint8_t)((0xffu << FOLIO_ORDER_SHIFT) | FOLIO_PINNED | (anon ? 0 : FOLIO_DIRTY)),
+		.mapcount = pt->cow ? PAGE_MAPCOUNT_MAX & ~1u : 0,
+	};
+	uint64_t w;
+	memcpy(&w, &m, sizeof(w));
+	return w;
+}
+
 /* change_pte_range's loop for a run of PTEs whose folios are order 0, as
  * the bases with prot_numa_test_small test them and without the oracle:
  * the loop's own steps, in a function of its own so that what it carries
  * stays in registers (the whole loop has too much to keep there).  It
  * returns at the first present PTE of a large folio, or @iend: the
- * caller's loop takes that PTE. */
+ * caller's loop takes that PTE.
+ *
+ * Eight PTEs at a time (a PTE is one byte) where the test has no local
+ * node: when all eight are present and not PROT_NONE (bit 0 set in each
+ * byte: pte_present && !pte_protnone) and none of their pages has a bit
+ * of small_fail_mask (their words OR-ed), every one passes and none is
+ * large, so all eight become pte_mkprotnone at once -- the same PTEs and
+ * counts as one by one.  Anything else goes one by one. */
 __attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r, uint64_t i,
 							     uint64_t iend)
 {
@@ -35,28 +62,55 @@ __attribute__((noinline)) static uint64_t change_small_ptes(struct small_run *r,
 	const struct page_state *pg = r->pg;
 	const struct prot_numa_test pt = r->pt;
 	const bool anon = r->anon;
-	long looked = 0, pages = r->pages;
+	const uint64_t from = i;
+	long pages = r->pages;
 	uint64_t lo = r->changed_lo, hi = r->changed_hi, last = r->last;
-	for (; i < iend; i++) {
-		pte_t old = ptes[i];
-		if (!pte_present(old) || pte_protnone(old)) {
-			looked++;
-			continue;
+	const bool by8 = pt.local_nid == NUMA_NO_NODE;
+	const uint64_t fail = small_fail_mask(&pt, anon), ones = 0x0101010101010101ull;
+	_Static_assert(PTE_PRESENT == 0x01 && sizeof(pte_t) == 1, "one PTE a byte, present in bit 0");
+	while (i < iend) {
+		uint64_t stop = iend - i < 8 ? iend : i + 8;
+		if (by8 && stop == i + 8) {
+			uint64_t x, any = 0;
+			memcpy(&x, &ptes[i], sizeof(x));
+			if ((x & ones) == ones) {
+				for (int j = 0; j < 8; j++) {
+					uint64_t w;
+					memcpy(&w, &pg[i + (uint64_t)j], sizeof(w));
+					any |= w;
+				}
+				if (!(any & fail)) {
+					/* pte_mkprotnone of each byte */
+					x = PTE_PROTNONE * ones | (x & (PTE_YOUNG | PTE_DIRTY | PTE_SIM_HOT) * ones);
+					memcpy(&ptes[i], &x, sizeof(x));
+					if (!pages)
+						lo = i;
+					hi = last = i + 7;
+					pages += 8;
+					i += 8;
+					continue;
+				}
+			}
 		}
-		struct page_state ps = pg[i];
-		if (ps.flags >> FOLIO_ORDER_SHIFT)
-			break; /* a large folio */
-		looked++;
-		last = i;
-		if (!prot_numa_test_small(&pt, ps, anon))
-			continue;
-		set_pte_protnone_batched(&ptes[i], pte_mkprotnone(old));
-		if (!pages)
-			lo = i;
-		hi = i;
-		pages++;
+		for (; i < stop; i++) {
+			pte_t old = ptes[i];
+			if (!pte_present(old) || pte_protnone(old))
+				continue;
+			struct page_state ps = pg[i];
+			if (ps.flags >> FOLIO_ORDER_SHIFT)
+				goto large; /* a large folio */
+			last = i;
+			if (!prot_numa_test_small(&pt, ps, anon))
+				continue;
+			set_pte_protnone_batched(&ptes[i], pte_mkprotnone(old));
+			if (!pages)
+				lo = i;
+			hi = i;
+			pages++;
+		}
 	}
-	r->looked += looked;
+large:
+	r->looked += (long)(i - from); /* every PTE before the one returned */
 	r->pages = pages;
 	r->changed_lo = lo;
 	r->changed_hi = hi;

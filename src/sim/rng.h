@@ -55,6 +55,30 @@ static inline double rng_unit(struct rng *r)
 	return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* rng_unit's draw as its integer k (u = k 2^-53), for comparing with a
+ * bound from rng_unit_below. */
+static inline uint64_t rng_unit_bits(struct rng *r)
+{
+	return rng_next(r) >> 11;
+}
+
+/* The bound on rng_unit_bits below which the draw's u is not at least
+ * @p (!(u >= p): u < p, or p NaN): u = k 2^-53 exactly, so u >= p iff
+ * k >= p 2^53 (exact: a power of two), iff k is at least its ceiling.  A
+ * p above 1 or NaN passes every draw, a p of 0 or less none.  For a loop
+ * that compares draws with the same p many times, without a conversion
+ * per draw. */
+static inline uint64_t rng_unit_below(double p)
+{
+	if (!(p < 1))
+		return 1ull << 53;
+	if (!(p > 0))
+		return 0;
+	double f = p * 0x1p53;
+	uint64_t floor = (uint64_t)(int64_t)f;
+	return floor + ((double)(int64_t)floor < f);
+}
+
 /* Uniform integer in [0, n), n < 2^63: the conversions go through int64_t,
  * one instruction each on x86-64 (the unsigned ones branch), with the same
  * results in that range. */

@@ -1502,7 +1502,23 @@ void workload_page_moved(struct sim *s, struct vm_area_struct *vma, uint64_t add
  * @p or by nobody (else its fault is a shared one, for task_numa_group).
  * A page's state is one 8-byte word: the fields are compared at once,
  * against a page_state built with the wanted values under a mask built
- * the same way (so the byte order does not matter). */
+ * the same way (so the byte order does not matter).  Eight pages at a
+ * time (a PTE is one byte): their words OR-ed say whether any is large,
+ * and when all eight PTEs are PROT_NONE, their words differ from the
+ * wanted one in no placed bit, and either in no pid bit or all eight are
+ * unset, all eight pass at once; anything else is looked at page by
+ * page.  The same verdict as page by page. */
+struct poolable_want {
+	uint64_t want, order, placed, pid, unset, last;
+};
+
+static bool page_poolable(const struct poolable_want *m, uint64_t w)
+{
+	/* misplaced, migrating, or a shared fault (task_numa_group) */
+	return !(((w ^ m->want) & m->placed) ||
+		 (((w ^ m->want) & m->pid) && ((w ^ m->unset) & m->last)));
+}
+
 static bool table_poolable(const struct page_state *pg, const pte_t *ptes, uint64_t n, int nid,
 			   const struct task_struct *p)
 {
@@ -1511,23 +1527,43 @@ static bool table_poolable(const struct page_state *pg, const pte_t *ptes, uint6
 			  placed = { .nid = 0xff, .flags = FOLIO_ISOLATED | FOLIO_LOCKED },
 			  pid = { .last_cpupid = 0xff }, unset = { .last_cpupid = LAST_CPUPID_UNSET },
 			  last = { .last_cpupid = UINT32_MAX };
-	uint64_t w_want, m_order, m_placed, m_pid, w_unset, m_last;
-	memcpy(&w_want, &want, 8);
-	memcpy(&m_order, &order, 8);
-	memcpy(&m_placed, &placed, 8);
-	memcpy(&m_pid, &pid, 8);
-	memcpy(&w_unset, &unset, 8);
-	memcpy(&m_last, &last, 8);
-	for (uint64_t i = 0; i < n; i++) {
+	struct poolable_want m;
+	memcpy(&m.want, &want, 8);
+	memcpy(&m.order, &order, 8);
+	memcpy(&m.placed, &placed, 8);
+	memcpy(&m.pid, &pid, 8);
+	memcpy(&m.unset, &unset, 8);
+	memcpy(&m.last, &last, 8);
+	const uint64_t ones = 0x0101010101010101ull;
+	_Static_assert(PTE_PRESENT == 0x01 && PTE_PROTNONE == 0x02 && sizeof(pte_t) == 1,
+		       "the byte test below");
+	uint64_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, words[8], any = 0, off = 0, off_unset = 0;
+		memcpy(&x, &ptes[i], 8);
+		memcpy(words, &pg[i], sizeof(words));
+		for (int j = 0; j < 8; j++) {
+			any |= words[j];
+			off |= words[j] ^ m.want;
+			off_unset |= words[j] ^ m.unset;
+		}
+		if (any & m.order)
+			return false; /* a large folio: its faults restore several PTEs */
+		/* a byte's low two bits are PROTNONE alone iff they XOR 0x02 to 0 */
+		uint64_t z = (x & (3 * ones)) ^ (2 * ones), pn = ~(z | (z >> 1)) & ones;
+		if (!pn || (pn == ones && !(off & m.placed) &&
+			    (!(off & m.pid) || !(off_unset & m.last))))
+			continue;
+		for (int j = 0; j < 8; j++)
+			if (pte_protnone(ptes[i + (uint64_t)j]) && !page_poolable(&m, words[j]))
+				return false;
+	}
+	for (; i < n; i++) {
 		uint64_t w;
 		memcpy(&w, &pg[i], 8);
-		if (w & m_order)
-			return false; /* a large folio: its faults restore several PTEs */
-		if (!pte_protnone(ptes[i]))
-			continue;
-		/* misplaced, migrating, or a shared fault (task_numa_group) */
-		if (((w ^ w_want) & m_placed) ||
-		    (((w ^ w_want) & m_pid) && ((w ^ w_unset) & m_last)))
+		if (w & m.order)
+			return false;
+		if (pte_protnone(ptes[i]) && !page_poolable(&m, w))
 			return false;
 	}
 	return true;

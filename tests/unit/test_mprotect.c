@@ -265,12 +265,63 @@ static void test_change_pte_range_small_folio_tests(void **state)
 	assert_int_equal(count_protnone(s, 0, PTRS_PER_PTE), PTRS_PER_PTE - 2);
 }
 
+/* The loop takes eight PTEs at a time when all eight change and page by
+ * page otherwise: over a table of mixed PTEs (none, PROT_NONE, present
+ * with young, dirty and write bits) and pages (pinned, dirty, mapped twice in the
+ * COW mapping), each in runs of every length so that eight-blocks are
+ * whole, broken and mixed, every PTE ends as the test page by page says
+ * and the count is theirs. */
+static void test_change_pte_range_by8_same_as_page_by_page(void **state)
+{
+	struct sim *s = mk(state);
+	struct vm_area_struct *vma = testsim_vma(s);
+
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE); /* materialize the table */
+	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
+	struct prot_numa_test pt;
+	prot_numa_test_init(&pt, vma, false);
+	const pte_t kinds[] = { PTE_PRESENT | PTE_YOUNG, PTE_PRESENT | PTE_DIRTY | PTE_WRITE, 0,
+				PTE_PROTNONE };
+	uint64_t x = 88172645463325252ull; /* xorshift64: the pattern, not the run's streams */
+	pte_t want[PTRS_PER_PTE];
+	unsigned long changes = 0;
+	for (uint64_t p = 0; p < PTRS_PER_PTE;) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		unsigned len = 1 + (unsigned)(x % 20), kind = (unsigned)(x >> 8) % 4;
+		unsigned page = (unsigned)(x >> 16) % 8; /* mostly plain pages */
+		for (unsigned k = 0; k < len && p < PTRS_PER_PTE; k++, p++) {
+			/* a page's hot bit is the workload's: it stays */
+			pte_t hot = *testsim_pte(s, p) & PTE_SIM_HOT;
+			set_pte_at(vma, testsim_addr(s, p), testsim_pte(s, p),
+				   kinds[kind] | (kinds[kind] ? hot : 0));
+			pg[p].flags &= (uint8_t) ~(FOLIO_PINNED | FOLIO_DIRTY);
+			pg[p].flags |= page == 1 ? FOLIO_PINNED : page == 2 ? FOLIO_DIRTY : 0;
+			pg[p].mapcount = page == 3 ? 2 : 1;
+			pte_t old = *testsim_pte(s, p);
+			bool change = (old & PTE_PRESENT) && prot_numa_test_small(&pt, pg[p], vma->store->anon);
+			want[p] = change ? pte_mkprotnone(old) : old;
+			changes += change;
+		}
+	}
+	assert_true(changes > 64 && changes < PTRS_PER_PTE - 64); /* both kinds of block */
+	unsigned long before = testsim_event(s, NUMA_PTE_UPDATES);
+	unsigned long n = change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE);
+	assert_int_equal(n, changes);
+	assert_int_equal(testsim_event(s, NUMA_PTE_UPDATES) - before, changes);
+	for (uint64_t p = 0; p < PTRS_PER_PTE; p++)
+		assert_int_equal(*testsim_pte(s, p), want[p]);
+	struct pte_table *t = &vma->tables[0];
+	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, count_protnone(s, 0, PTRS_PER_PTE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_change_prot_numa_skips_protnone_and_counts_updates, testsim_teardown),
 		cmocka_unit_test(test_prot_numa_test_small_matches_folio_test),
 		cmocka_unit_test_teardown(test_change_pte_range_small_folio_tests, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_by8_same_as_page_by_page, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_first_to_last_changed, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),

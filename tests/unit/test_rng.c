@@ -260,10 +260,38 @@ static void test_wedge_acceptance(void **state)
 		fail_msg("wedge kept %g of draws, want %g (se %g)", (double)kept / n, p, se);
 }
 
+/* rng_unit_below gives rng_unit's verdict !(u >= p) from the integer draw:
+ * at the edges (p 0, -0, 1, above 1, NaN, the smallest step), at p on a
+ * draw's exact value and one ulp either side, and for random p and draws. */
+static void test_unit_below_same_verdict(void **state)
+{
+	(void)state;
+	const double step = 1.0 / 9007199254740992.0;
+	const double ps[] = { 0.0, -0.0, -1.0, 1.0, 1.5, step, 2 * step, 0.5, 0.999, 1 - step,
+			      0.0 / 0.0 };
+	const uint64_t ks[] = { 0, 1, 2, 1ull << 52, (1ull << 53) - 2, (1ull << 53) - 1 };
+	unsigned checked = 0;
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++, checked++)
+			assert_int_equal(ks[j] < rng_unit_below(ps[i]), !((double)ks[j] * step >= ps[i]));
+	struct rng r = rng_stream(7, RNG_WORKLOAD, 1);
+	for (int n = 0; n < 200000; n++, checked++) {
+		uint64_t k = rng_unit_bits(&r);
+		double p = rng_unit(&r);
+		if (n % 3 == 0) /* p on k's value, or one ulp off it */
+			p = nextafter((double)k * step, n % 2 ? 2.0 : -1.0);
+		if (n % 3 == 1)
+			p = (double)k * step;
+		assert_int_equal(k < rng_unit_below(p), !((double)k * step >= p));
+	}
+	assert_int_equal(checked, 11 * 6 + 200000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_accuracy),
+		cmocka_unit_test(test_unit_below_same_verdict),
 		cmocka_unit_test(test_exp_distribution),
 		cmocka_unit_test(test_exp_neg_accuracy),
 		cmocka_unit_test(test_ziggurat_tables),

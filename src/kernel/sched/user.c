@@ -279,9 +279,13 @@ struct bulk_in {
  * lazy_from on) and no table is held: the same draws, sums and order as
  * the loop's lazy branch, in a function of its own so that its state
  * lives in registers (in the general loop, with its calls, the compiler
- * kept it in memory: 124 instructions per fault, 94 here). */
-static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_struct *p,
-						     const struct bulk_in *in, struct bulk_run *b)
+ * kept it in memory: 124 instructions per fault, 94 here).  @cold_only:
+ * the hot pages have no rate, so wh is +0, total is wc, every fault is
+ * cold and the thinning draw is only compared (rng_unit_below) -- the
+ * same results without the sums and the conversion (the seed: no hot set). */
+static inline __attribute__((always_inline)) void
+bulk_lazy_loop(struct sim *s, struct task_struct *p, const struct bulk_in *in, struct bulk_run *b,
+	       const bool cold_only)
 {
 	const struct bulk_in c = *in;
 	struct rng r = b->r;
@@ -291,21 +295,31 @@ static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_s
 	int last_lazy = b->last_lazy;
 	double cost = b->cost, busy = b->busy;
 	unsigned long n = b->n, lost = b->lost;
+	const uint64_t keep_below = cold_only ? rng_unit_below(c.frac) : 0;
 	for (;;) {
-		double wh = c.rate_hot * pn_double(pn1), wc = c.rate_cold * pn_double(pn0);
-		double total = wh + wc;
+		double wh = cold_only ? 0 : c.rate_hot * pn_double(pn1), wc = c.rate_cold * pn_double(pn0);
+		double total = cold_only ? wc : wh + wc;
 		if (total <= 0)
 			break;
 		uint64_t when = touch_next_at(&r, total, t, c.duration_ns);
 		if (when > c.upto)
 			break; /* that draw is dropped: the next starts afresh from upto */
 		t = when;
-		double u = rng_unit(&r);
-		if (u >= c.frac) {
-			lost++; /* an interrupt handler had the CPU */
-			continue;
+		bool hot;
+		if (cold_only) {
+			if (rng_unit_bits(&r) >= keep_below) { /* u >= frac */
+				lost++;
+				continue;
+			}
+			hot = false;
+		} else {
+			double u = rng_unit(&r);
+			if (u >= c.frac) {
+				lost++; /* an interrupt handler had the CPU */
+				continue;
+			}
+			hot = lazy_kind(u, c.inv_frac, wh, wc, total);
 		}
-		bool hot = lazy_kind(u, c.inv_frac, wh, wc, total);
 		VM_BUG_ON(!(hot ? pn1 : pn0));
 		if (hot) {
 			lazy1++;
@@ -325,6 +339,15 @@ static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_s
 	*b = (struct bulk_run){ .r = r, .pn = { pn0, pn1 }, .t = t, .busy_end = busy_end,
 				.retry_ns = retry_ns, .lazy = { lazy0, lazy1 }, .last_lazy = last_lazy,
 				.cost = cost, .busy = busy, .n = n, .lost = lost };
+}
+
+static __attribute__((noinline)) void bulk_run_lazy(struct sim *s, struct task_struct *p,
+						     const struct bulk_in *in, struct bulk_run *b)
+{
+	if (in->rate_hot == 0)
+		bulk_lazy_loop(s, p, in, b, true);
+	else
+		bulk_lazy_loop(s, p, in, b, false);
 }
 
 void user_touch_bulk(struct sim *s, uint32_t g, uint64_t upto)
