@@ -1605,6 +1605,27 @@ void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
 	workload_pool_settle(vma, t);
 }
 
+/* numa_rebuild_single_mapping of every PROT_NONE PTE of one kind (@hot)
+ * in table @t (index @ti of @vma): pool_settle when the faults since
+ * pooling hit all of them.  The same PTEs, bitmaps and counts as one by
+ * one. */
+static void settle_all(struct vm_area_struct *vma, struct pte_table *t, uint32_t ti, int hot,
+		       pte_t write)
+{
+	uint64_t *map = hot ? t->protnone_hot : t->protnone_cold;
+	pte_t *ptes = &vma->ptes[(uint64_t)ti * PTRS_PER_PTE];
+	for (unsigned w = 0; w < PTRS_PER_PTE / 64; w++) {
+		for (uint64_t bits = map[w]; bits; bits &= bits - 1) {
+			pte_t *ptep = &ptes[w * 64 + (unsigned)__builtin_ctzll(bits)];
+			pte_t old = *ptep;
+			VM_BUG_ON(!pte_protnone(old) || !(old & PTE_SIM_HOT) != !hot);
+			*ptep = (pte_t)(PTE_PRESENT | PTE_YOUNG | (old & (PTE_DIRTY | PTE_SIM_HOT)) | write);
+		}
+		map[w] = 0;
+	}
+	*(hot ? &t->nr_protnone_hot : &t->nr_protnone_cold) = 0;
+}
+
 void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct touch_model *tm = &vma->vm_mm->sim->w.touch;
@@ -1622,6 +1643,13 @@ void workload_pool_settle(struct vm_area_struct *vma, struct pte_table *t)
 	pte_t write = (vma->vm_flags & VM_WRITE) ? PTE_WRITE : 0; /* pte_writable_after_fault */
 	for (int hot = 0; hot < 2; hot++) {
 		uint64_t *map = hot ? t->protnone_hot : t->protnone_cold;
+		if (tp->done[hot] && tp->done[hot] == (hot ? t->nr_protnone_hot : t->nr_protnone_cold)) {
+			/* every one of them: the draws cannot change which, only
+			 * the stream moves on as if they were drawn */
+			settle_all(vma, t, ti, hot, write);
+			r.ctr += tp->done[hot];
+			continue;
+		}
 		for (unsigned k = tp->done[hot]; k; k--) {
 			unsigned count = hot ? t->nr_protnone_hot : t->nr_protnone_cold;
 			unsigned bit = find_nth_bit(map, PTRS_PER_PTE, (unsigned)rng_below(&r, count));
