@@ -1539,13 +1539,14 @@ static bool table_poolable(const struct page_state *pg, const pte_t *ptes, uint6
 		       "the byte test below");
 	uint64_t i = 0;
 	for (; i + 8 <= n; i += 8) {
-		uint64_t x, words[8], any = 0, off = 0, off_unset = 0;
+		uint64_t x, any = 0, off = 0, off_unset = 0;
 		memcpy(&x, &ptes[i], 8);
-		memcpy(words, &pg[i], sizeof(words));
 		for (int j = 0; j < 8; j++) {
-			any |= words[j];
-			off |= words[j] ^ m.want;
-			off_unset |= words[j] ^ m.unset;
+			uint64_t w;
+			memcpy(&w, &pg[i + (uint64_t)j], 8);
+			any |= w;
+			off |= w ^ m.want;
+			off_unset |= w ^ m.unset;
 		}
 		if (any & m.order)
 			return false; /* a large folio: its faults restore several PTEs */
@@ -1554,9 +1555,12 @@ static bool table_poolable(const struct page_state *pg, const pte_t *ptes, uint6
 		if (!pn || (pn == ones && !(off & m.placed) &&
 			    (!(off & m.pid) || !(off_unset & m.last))))
 			continue;
-		for (int j = 0; j < 8; j++)
-			if (pte_protnone(ptes[i + (uint64_t)j]) && !page_poolable(&m, words[j]))
+		for (uint64_t j = i; j < i + 8; j++) {
+			uint64_t w;
+			memcpy(&w, &pg[j], 8);
+			if (pte_protnone(ptes[j]) && !page_poolable(&m, w))
 				return false;
+		}
 	}
 	for (; i < n; i++) {
 		uint64_t w;
