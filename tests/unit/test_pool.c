@@ -106,6 +106,48 @@ static void test_local_slice_table_is_pooled_and_its_faults_deferred(void **stat
 	assert_int_equal(pool_of(s, 1)->on, 1);
 }
 
+/* A table whose pooled faults hit every PROT_NONE page settles them all
+ * without drawing which: every PTE is present again, the bitmaps and counts
+ * are empty, the checkers agree, and the pool's stream moved on by one draw
+ * a fault, as a settle that draws does (five faults: five draws). */
+static void test_settle_of_every_page_moves_the_stream_as_drawing_does(void **state)
+{
+	struct sim *s = mk(state, slices);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct touch_model *tm = &s->w.touch;
+	struct task_struct *p = &s->tasks[1];
+	struct pte_table *t = scan_slice(s, 1);
+	assert_int_equal(pool_of(s, 1)->on, 1);
+	unsigned cold = t->nr_protnone_cold, hot = t->nr_protnone_hot;
+	assert_int_equal(cold + hot, PTRS_PER_PTE);
+	for (unsigned k = 0; k < PTRS_PER_PTE; k++)
+		task_fault_pooled(s, p, vma, t, k >= cold, NSEC_PER_SEC + 1000 * (uint64_t)(k + 1));
+	assert_int_equal(pool_of(s, 1)->done[0], cold);
+	assert_int_equal(pool_of(s, 1)->done[1], hot);
+	uint64_t ctr = tm->pool_ctr;
+	workload_pool_settle(vma, t);
+	assert_int_equal(tm->pool_ctr - ctr, PTRS_PER_PTE);
+	assert_int_equal(protnone_ptes(s, 1), 0);
+	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, 0);
+	for (unsigned w = 0; w < PTRS_PER_PTE / 64; w++)
+		assert_int_equal(t->protnone_hot[w] | t->protnone_cold[w], 0);
+	for (uint64_t i = PTRS_PER_PTE; i < 2 * PTRS_PER_PTE; i++)
+		assert_true(pte_present(*testsim_pte(s, i)) && (*testsim_pte(s, i) & PTE_YOUNG));
+	assert_invariants(s);
+
+	/* five of them: five draws */
+	testsim_enter(s, 1, 2 * NSEC_PER_SEC);
+	change_prot_numa(vma, vma->vm_start + PMD_SIZE, vma->vm_start + 2 * PMD_SIZE);
+	for (int k = 0; k < 5; k++)
+		task_fault_pooled(s, p, vma, t, false, 2 * NSEC_PER_SEC + 1000000 * (uint64_t)(k + 1));
+	assert_true(t->nr_protnone_cold > 5); /* some left: they are drawn */
+	ctr = tm->pool_ctr;
+	workload_pool_settle(vma, t);
+	assert_int_equal(tm->pool_ctr - ctr, 5);
+	assert_int_equal(protnone_ptes(s, 1), PTRS_PER_PTE - 5);
+	assert_invariants(s);
+}
+
 static void test_misplaced_page_keeps_table_exact(void **state)
 {
 	struct sim *s = mk(state, slices);
@@ -380,6 +422,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_local_slice_table_is_pooled_and_its_faults_deferred, testsim_teardown),
+		cmocka_unit_test_teardown(test_settle_of_every_page_moves_the_stream_as_drawing_does, testsim_teardown),
 		cmocka_unit_test_teardown(test_misplaced_page_keeps_table_exact, testsim_teardown),
 		cmocka_unit_test_teardown(test_page_last_faulted_by_another_task_keeps_table_exact, testsim_teardown),
 		cmocka_unit_test_teardown(test_large_folio_keeps_table_exact, testsim_teardown),
