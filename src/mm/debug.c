@@ -507,7 +507,15 @@ static int check_groups(struct checker *c)
 						    pooled);
 				}
 			}
-			const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+			const uint64_t *tree = (hot ? tm->fen_hot : tm->fen_cold) + tm->fen_first[g];
+			for (uint64_t i = (uint64_t)n + 1; i < touch_fen_size(n); i++)
+				if (tree[i] != TOUCH_FEN_PAD) {
+					uint64_t got = tree[i];
+					free(fen);
+					return fail(c, "touch group %u's %s tree: entry %" PRIu64 " past its %u "
+						    "tables is %" PRIu64 ", not the pad", g, hot ? "hot" : "cold",
+						    i, n, got);
+				}
 			uint64_t have = hot ? tm->pn_hot[g] : tm->pn_cold[g];
 			if (have != total) {
 				free(fen);

@@ -1630,9 +1630,10 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 /* What the model holds per PTE table (2 MiB of a VMA) from set-up on, all of
  * it written then: struct pte_table (168 bytes), the table-to-VMA map
  * (sim.table_vma, 8), the touch model's group list (4), pending-fault counts
- * (2 x 4), pool entry (6) and Fenwick trees (2 x 8), and build_groups' two
- * scratch arrays (2 x 4), live at once at set-up's peak: 218. */
-#define TABLE_FIXED_BYTES 224
+ * (2 x 4), pool entry (6) and Fenwick trees (2 x 8, up to twice that with
+ * their pads: touch_fen_size), and build_groups' two scratch arrays (2 x 4),
+ * live at once at set-up's peak: at most 234. */
+#define TABLE_FIXED_BYTES 240
 /* A table held page by page: a page_state (8 bytes) and a PTE byte per page.
  * The arrays behind them are mapped zero-filled (big_zalloc) and cost
  * nothing until written. */

@@ -27,13 +27,12 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	tm->key = malloc(n * sizeof(uint64_t));
 	tm->rate = calloc(2 * n, sizeof(double));
 	tm->grp_tables = malloc(sizeof(uint32_t) * (nr_tables ? nr_tables : 1));
-	tm->fen_hot = calloc((size_t)nr_tables + n, sizeof(uint64_t));
-	tm->fen_cold = calloc((size_t)nr_tables + n, sizeof(uint64_t));
+	tm->fen_first = calloc(n ? n : 1, sizeof(uint64_t));
 	tm->nr_pend = calloc(2 * (n ? n : 1), sizeof(uint32_t));
 	uint32_t *fill = calloc(n ? n : 1, sizeof(uint32_t));
 	if (!tm->timer || !tm->owner_cpu || !tm->grp_first || !tm->grp_count || !tm->pn_hot ||
 	    !tm->pn_cold || !tm->ctr || !tm->gen || !tm->key || !tm->rate || !tm->grp_tables ||
-	    !tm->fen_hot || !tm->fen_cold || !tm->nr_pend || !fill) {
+	    !tm->fen_first || !tm->nr_pend || !fill) {
 		free(fill);
 		return -1;
 	}
@@ -43,6 +42,23 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 		tm->grp_count[table_group[id]]++;
 	for (uint32_t g = 1; g < nr_groups; g++)
 		tm->grp_first[g] = tm->grp_first[g - 1] + tm->grp_count[g - 1];
+	/* the trees, each padded past its tables (touch_fen_size) */
+	uint64_t fen_total = 0;
+	for (uint32_t g = 0; g < nr_groups; g++) {
+		tm->fen_first[g] = fen_total;
+		fen_total += touch_fen_size(tm->grp_count[g]);
+	}
+	tm->fen_hot = malloc((size_t)(fen_total ? fen_total : 1) * sizeof(uint64_t));
+	tm->fen_cold = malloc((size_t)(fen_total ? fen_total : 1) * sizeof(uint64_t));
+	if (!tm->fen_hot || !tm->fen_cold) {
+		free(fill);
+		return -1;
+	}
+	for (uint32_t g = 0; g < nr_groups; g++) {
+		uint64_t first = tm->fen_first[g], n_g = tm->grp_count[g];
+		for (uint64_t i = 0; i < touch_fen_size(tm->grp_count[g]); i++)
+			tm->fen_hot[first + i] = tm->fen_cold[first + i] = i <= n_g ? 0 : TOUCH_FEN_PAD;
+	}
 	for (uint32_t id = 0; id < nr_tables; id++) {
 		uint32_t g = table_group[id];
 		rank[id] = ++fill[g];
@@ -61,6 +77,7 @@ void touch_free(struct touch_model *tm)
 	free(tm->grp_tables);
 	free(tm->fen_hot);
 	free(tm->fen_cold);
+	free(tm->fen_first);
 	free(tm->pend_hot);
 	free(tm->pend_cold);
 	free(tm->nr_pend);

@@ -48,10 +48,14 @@ struct touch_model {
 	uint32_t *grp_first;          /* [group]: first slot of its tables in grp_tables */
 	uint32_t *grp_count;          /* [group]: number of its tables */
 	uint32_t *grp_tables;         /* table ids by group, in address order */
-	/* per group a 1-based tree at grp_first + group: at index i, the
+	/* per group a 1-based tree at fen_first[group]: at index i, the
 	 * weighted PROT_NONE pages of ranks (i - lowbit(i), i] not faulted,
-	 * less the faults pending at nodes inside that range */
+	 * less the faults pending at nodes inside that range.  Past the
+	 * group's n tables up to twice the root's step, TOUCH_FEN_PAD: a
+	 * descent's step there is never taken, so touch_find needs no test
+	 * against n (touch_fen_size) */
 	uint64_t *fen_hot, *fen_cold;
+	uint64_t *fen_first;          /* [group]: its tree's offset in fen_hot and fen_cold */
 	uint64_t *pn_hot, *pn_cold;   /* [group]: its PROT_NONE pages not yet faulted, weighted */
 	uint64_t *ctr;                /* [group]: draws of its random stream */
 	/* [group]: bumped by every change of its counts (touch_count) and
@@ -126,7 +130,19 @@ static inline bool touch_in_bulk(const struct touch_model *tm, uint32_t g)
 /* Group @g's Fenwick tree of @hot pages (1-based). */
 static inline uint64_t *touch_tree(struct touch_model *tm, uint32_t g, bool hot)
 {
-	return (hot ? tm->fen_hot : tm->fen_cold) + tm->grp_first[g] + g;
+	return (hot ? tm->fen_hot : tm->fen_cold) + tm->fen_first[g];
+}
+
+/* The entries past a group's tables: above any count a descent compares
+ * (a group's weighted pages are far below 2^63), so never stepped to. */
+#define TOUCH_FEN_PAD UINT64_MAX
+
+/* The entries of a tree over @n tables: index 0 and the ranks, then pads
+ * up to the last index a descent from the root's step can reach (the sum
+ * of the steps, 2 top - 1). */
+static inline uint64_t touch_fen_size(uint32_t n)
+{
+	return n ? 2 * (uint64_t)(1u << (31 - __builtin_clz(n))) : 1;
 }
 
 /* Every pending fault above the table at @rank of slice @g's @hot tree
@@ -310,13 +326,11 @@ static inline uint32_t touch_find(struct touch_model *tm, uint32_t g, bool hot, 
 	 * its step is a data-dependent coin flip, which a branch predicts no
 	 * better than chance: it is two selects instead (conditional moves
 	 * on x86-64, which the compiler turns back into a branch if left to
-	 * itself; masks elsewhere).  Only the test against n, the same for
-	 * every descent of the group, branches. */
+	 * itself; masks elsewhere).  A step past the group's tables reads a
+	 * pad, above any k: no test against n. */
 	for (uint32_t step = n ? 1u << (31 - __builtin_clz(n)) : 0; step; step >>= 1) {
 		uint32_t next = pos + step;
-		if (next > n)
-			continue;
-		uint64_t v = tree[next];
+		uint64_t v = tree[next]; /* past n, TOUCH_FEN_PAD: not taken */
 #if defined(__x86_64__) && defined(__GNUC__)
 		uint64_t left = k - v;
 		/* if (v <= k) { pos = next; k = left; } */

@@ -82,29 +82,39 @@ static void unpend_all(struct world *w)
 		if (up <= w->nr)
 			left[up] += left[r];
 	}
-	const uint64_t *tree = w->tm.fen_cold + w->tm.grp_first[0];
+	const uint64_t *tree = touch_tree(&w->tm, 0, false);
 	for (uint32_t r = 1; r <= w->nr; r++)
 		assert_int_equal(tree[r], left[r]);
 	assert_int_equal(w->tm.pn_cold[0], total);
 }
 
+/* touch_find is the prefix-sum search, for groups of every shape of tree:
+ * one table, powers of two and their neighbours (steps past the tables
+ * read the pads, which are never taken), with empty tables among them. */
 static void test_find_is_the_prefix_sum_search(void **state)
 {
 	(void)state;
-	uint64_t cold[37];
-	struct rng r = rng_stream(5, RNG_WORKLOAD, 0);
-	for (int i = 0; i < 37; i++)
-		cold[i] = i % 5 == 3 ? 0 : rng_below(&r, 513);
-	struct world *w = mk(37, cold, 1);
-	uint64_t k = 0;
-	for (uint32_t i = 0; i < 37; i++)
-		for (uint64_t j = 0; j < cold[i]; j++, k++) {
-			uint64_t rem;
-			assert_int_equal(touch_find(&w->tm, 0, false, k, &rem), i);
-			assert_int_equal(rem, j);
-		}
-	assert_int_equal(w->tm.pn_cold[0], k);
-	drop(w);
+	const uint32_t sizes[] = { 1, 2, 3, 7, 8, 9, 37, 63, 64 };
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint32_t nr = sizes[z];
+		uint64_t cold[MAXT];
+		struct rng r = rng_stream(5, RNG_WORKLOAD, z);
+		for (uint32_t i = 0; i < nr; i++)
+			cold[i] = i % 5 == 3 ? 0 : 1 + rng_below(&r, 512);
+		struct world *w = mk(nr, cold, 1);
+		const uint64_t *tree = touch_tree(&w->tm, 0, false);
+		for (uint64_t i = (uint64_t)nr + 1; i < touch_fen_size(nr); i++)
+			assert_true(tree[i] == TOUCH_FEN_PAD);
+		uint64_t k = 0;
+		for (uint32_t i = 0; i < nr; i++)
+			for (uint64_t j = 0; j < cold[i]; j++, k++) {
+				uint64_t rem;
+				assert_int_equal(touch_find(&w->tm, 0, false, k, &rem), i);
+				assert_int_equal(rem, j);
+			}
+		assert_int_equal(w->tm.pn_cold[0], k);
+		drop(w);
+	}
 }
 
 static void test_pending_faults_are_conserved(void **state)
