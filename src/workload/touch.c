@@ -48,16 +48,18 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 		tm->fen_first[g] = fen_total;
 		fen_total += touch_fen_size(tm->grp_count[g]);
 	}
-	tm->fen_hot = malloc((size_t)(fen_total ? fen_total : 1) * sizeof(uint64_t));
-	tm->fen_cold = malloc((size_t)(fen_total ? fen_total : 1) * sizeof(uint64_t));
+	/* zero-filled: only the pads are written now, a group's entries when
+	 * its counts change */
+	tm->fen_hot = calloc((size_t)(fen_total ? fen_total : 1), sizeof(uint64_t));
+	tm->fen_cold = calloc((size_t)(fen_total ? fen_total : 1), sizeof(uint64_t));
 	if (!tm->fen_hot || !tm->fen_cold) {
 		free(fill);
 		return -1;
 	}
 	for (uint32_t g = 0; g < nr_groups; g++) {
-		uint64_t first = tm->fen_first[g], n_g = tm->grp_count[g];
-		for (uint64_t i = 0; i < touch_fen_size(tm->grp_count[g]); i++)
-			tm->fen_hot[first + i] = tm->fen_cold[first + i] = i <= n_g ? 0 : TOUCH_FEN_PAD;
+		uint64_t first = tm->fen_first[g];
+		for (uint64_t i = (uint64_t)tm->grp_count[g] + 1; i < touch_fen_size(tm->grp_count[g]); i++)
+			tm->fen_hot[first + i] = tm->fen_cold[first + i] = TOUCH_FEN_PAD;
 	}
 	for (uint32_t id = 0; id < nr_tables; id++) {
 		uint32_t g = table_group[id];
