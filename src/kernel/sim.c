@@ -316,13 +316,10 @@ void sim_record_call(struct sim *s, const struct call_record *r)
  * process has the same), with the share of its memory mapped by PMDs. */
 static int tlb_refill_init(struct sim *s)
 {
-	uint64_t huge = 0, all = 0;
+	uint64_t huge = s->w.pmd_tables, all = 0; /* counted by set-up (populate_vma) */
 	const struct mm_struct *mm = &s->mms[0];
 	for (int v = 0; v < mm->nr_vmas; v++)
-		for (uint32_t k = 0; k < mm->vmas[v].nr_tables; k++) {
-			all++;
-			huge += mm->vmas[v].tables[k].pmd_huge;
-		}
+		all += mm->vmas[v].nr_tables;
 	double r = workload_tlb_reuse(&s->w.p, s->w.slice_pages, s->w.shared_pages,
 				      all ? (double)huge / (double)all : 0, s->m.tlb_entries);
 	if (r < 0)

@@ -447,6 +447,14 @@ static int check_groups(struct checker *c)
 			for (uint32_t r = 1; r <= n; r++) {
 				uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
 				const struct pte_table *t = table_of_id(s, id);
+				/* set-up gives a table its group and rank from the
+				 * layout (table_ident): where touch_init placed it */
+				if (t->group != g || t->rank != r) {
+					uint32_t tg = t->group, tr = t->rank;
+					free(fen);
+					return fail(c, "touch group %u: table %u at rank %u says group %u, "
+						    "rank %u", g, id, r, tg, tr);
+				}
 				/* a pooled table's faults counted, their PTEs not yet restored */
 				unsigned done = tm->pool ? tm->pool[id].done[hot] : 0;
 				fen[r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *

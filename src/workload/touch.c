@@ -44,9 +44,10 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 	for (uint32_t g = 1; g < nr_groups; g++)
 		tm->grp_first[g] = tm->grp_first[g - 1] + tm->grp_count[g - 1];
 	for (uint32_t id = 0; id < nr_tables; id++) {
-		uint32_t g = table_group[id];
-		rank[id] = ++fill[g];
-		tm->grp_tables[tm->grp_first[g] + rank[id] - 1] = id;
+		uint32_t g = table_group[id], r = ++fill[g];
+		if (rank)
+			rank[id] = r;
+		tm->grp_tables[tm->grp_first[g] + r - 1] = id;
 	}
 	free(fill);
 	return 0;

@@ -91,12 +91,17 @@ static uint64_t round_pmd(uint64_t pages)
 
 /* Class of a page for the latency model: the owner's slice, or the shared
  * store (one per process, or one for all with map_shared). */
+static int owner_class(const struct sim *s, const struct vm_area_struct *vma, int owner)
+{
+	if (owner >= 0)
+		return owner;
+	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
+}
+
 static int table_class(const struct sim *s, const struct vm_area_struct *vma,
 		       const struct pte_table *t)
 {
-	if (t->owner >= 0)
-		return t->owner;
-	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
+	return owner_class(s, vma, t->owner);
 }
 
 /* A store of @pages mapped by @mappers VMAs (its rmap's size). */
@@ -145,8 +150,6 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	fs->mappers[fs->nr_mappers++] = vma;
 	if (!vma->ptes || !vma->tables)
 		return NULL;
-	for (uint32_t i = 0; i < vma->nr_tables; i++)
-		vma->tables[i].owner = -1;
 	return vma;
 }
 
@@ -214,6 +217,44 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	}
 	*j = (c - upto) % per_slice;
 	return first_task + (int)((c - upto) / per_slice);
+}
+
+/* A table's touch group: its owner's slice, or its process's shared region
+ * (with map_shared, the process's own mapping of the common store). */
+static inline uint32_t owner_group(const struct sim *s, const struct vm_area_struct *vma, int owner)
+{
+	return owner >= 0 ? (uint32_t)owner : (uint32_t)(s->nr_tasks + vma->vm_mm->id);
+}
+
+/* What set-up gives table @ti of @vma besides its pages: a function of the
+ * layout alone. */
+struct table_ident {
+	int owner;
+	uint32_t weight, group, rank;
+};
+
+static struct table_ident table_ident(const struct sim *s, const struct vm_area_struct *vma,
+				      const struct layout *l, uint64_t ti)
+{
+	const struct workload_params *p = &s->w.p;
+	uint64_t chunk = (vma->store_pgoff + ti * PAGES_PER_PMD) / PAGES_PER_PMD, j;
+	struct table_ident id;
+	id.owner = store_table_owner(s, vma, l, chunk, vma->vm_mm->id * p->threads, &j);
+	id.weight = access_table_weight(p, j, id.owner >= 0 ? l->slice_pages : l->shared_pages);
+	id.group = owner_group(s, vma, id.owner);
+	/* a group's tables are a slice's or a process's shared ones, in
+	 * address order, which j counts: touch_init ranks them so (the
+	 * checker compares, mm/debug.c) */
+	id.rank = (uint32_t)j + 1;
+	return id;
+}
+
+static void table_ident_set(struct pte_table *t, const struct table_ident *id)
+{
+	t->owner = id->owner;
+	t->weight = id->weight;
+	t->group = id->group;
+	t->rank = id->rank;
 }
 
 uint64_t workload_hot_cut(double hot_fraction)
@@ -311,7 +352,9 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 	return 0;
 }
 
-/* Place and map every page of @vma: first touch, hot set, initial PTE. */
+/* Place and map every page of @vma: first touch, hot set, initial PTE;
+ * and what build_groups and tlb_refill_init need of each table (struct
+ * workload), so that nothing reads every table's struct again. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
 			bool first_mapping)
 {
@@ -326,14 +369,18 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	for (uint64_t i0 = 0; i0 < npages; i0 += PAGES_PER_PMD) {
 		uint64_t i1 = i0 + PAGES_PER_PMD < npages ? i0 + PAGES_PER_PMD : npages;
 		uint64_t chunk = (vma->store_pgoff + i0) / PAGES_PER_PMD;
-		struct pte_table *t = &vma->tables[i0 / PAGES_PER_PMD];
-		uint64_t j;
-		int owner = store_table_owner(s, vma, l, chunk, first_task, &j);
+		uint64_t ti = i0 / PAGES_PER_PMD;
+		struct pte_table *t = &vma->tables[ti];
+		struct table_ident id = table_ident(s, vma, l, ti);
+		int owner = id.owner;
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
-		uint32_t w = access_table_weight(p, j, private ? l->slice_pages : l->shared_pages);
-		t->owner = owner;
-		t->weight = w;
+		uint32_t w = id.weight, g = id.group;
+		table_ident_set(t, &id);
+		/* build_groups' inputs, in table id order (rank 1 first) */
+		s->w.table_group[vma->first_table_id + ti] = g;
+		s->w.wsize[g] += (double)w * (double)(i1 - i0);
+		s->w.group_w[g] = id.rank == 1 || s->w.group_w[g] == w ? w : 0;
 		int cpu = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
@@ -341,7 +388,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
 								    : &p->shared_first_touch,
 						     s->cpus[cpu].node, chunk);
-			cls = table_class(s, vma, t);
+			cls = owner_class(s, vma, owner);
 		}
 		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
 		unsigned long vm_flags = vma->vm_flags |
@@ -351,6 +398,8 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
 						 private ? &p->private_first_touch : &p->shared_first_touch))
 				return -1;
+			if (mm->id == 0)
+				s->w.pmd_tables += t->pmd_huge;
 			continue;
 		}
 		int home = -1;
@@ -421,6 +470,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 	if (!s->stores || !s->w.class_pages)
 		goto oom;
 
+	/* every VMA mapped first, numbering the tables; then placed, in the
+	 * same order */
+	s->w.pmd_tables = 0;
 	struct folio_store *shared_fs = NULL;
 	for (int i = 0; i < p->processes; i++) {
 		struct mm_struct *mm = &s->mms[i];
@@ -435,12 +487,8 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			if (first && !(shared_fs = new_store(s, l.shared_pages,
 							     users * region_vmas(l.shared_pages, l.vma_pages))))
 				goto oom;
-			int v0 = mm->nr_vmas;
 			if (map_region(s, mm, &addr, shared_fs, l.shared_pages, p->map_shared, 0, l.vma_pages))
 				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, first))
-					goto nomem;
 			if (!p->map_shared)
 				shared_fs = NULL;
 		}
@@ -448,28 +496,30 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages,
 							   region_vmas(l.shared_pages + l.private_pages,
 								       l.vma_pages));
-			if (!fs)
+			if (!fs || map_region(s, mm, &addr, fs, l.shared_pages + l.private_pages, false, 2,
+					      l.vma_pages))
 				goto oom;
-			int v0 = mm->nr_vmas;
-			if (map_region(s, mm, &addr, fs, l.shared_pages + l.private_pages, false, 2,
-				       l.vma_pages))
-				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, true))
-					goto nomem;
 		} else if (l.private_pages) {
 			struct folio_store *fs = new_store(s, l.private_pages,
 							   region_vmas(l.private_pages, l.vma_pages));
-			if (!fs)
+			if (!fs || map_region(s, mm, &addr, fs, l.private_pages, false, 1, l.vma_pages))
 				goto oom;
-			int v0 = mm->nr_vmas;
-			if (map_region(s, mm, &addr, fs, l.private_pages, false, 1, l.vma_pages))
-				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, true))
-					goto nomem;
 		}
 	}
+	size_t groups = (size_t)s->nr_tasks + (size_t)s->nr_mms;
+	s->w.table_group = malloc(sizeof(uint32_t) * (s->nr_tables ? s->nr_tables : 1));
+	s->w.wsize = calloc(groups ? groups : 1, sizeof(double));
+	s->w.group_w = calloc(groups ? groups : 1, sizeof(uint32_t));
+	if (!s->w.table_group || !s->w.wsize || !s->w.group_w)
+		goto oom;
+	/* the first mapping of a store places its pages; another process's
+	 * (map_shared) maps them */
+	for (int i = 0; i < p->processes; i++)
+		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
+			struct vm_area_struct *vma = &s->mms[i].vmas[v];
+			if (populate_vma(s, vma, &l, vma->store->mappers[0]->vm_mm == vma->vm_mm))
+				goto nomem;
+		}
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory building the workload");
@@ -483,8 +533,9 @@ void workload_free(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++) {
 		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
-			big_free(s->mms[i].vmas[v].ptes, vma_pages(&s->mms[i].vmas[v]));
-			free(s->mms[i].vmas[v].tables);
+			struct vm_area_struct *vma = &s->mms[i].vmas[v];
+			big_free(vma->ptes, vma_pages(vma));
+			free(vma->tables);
 		}
 		free(s->mms[i].vmas);
 	}
@@ -505,6 +556,9 @@ void workload_free(struct sim *s)
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
 	free(s->w.wsize);
+	free(s->w.table_group);
+	free(s->w.group_w);
+	s->w.table_group = s->w.group_w = NULL;
 	free(s->w.slice_of);
 	free(s->w.toucher);
 	free(s->w.frac_cache);
@@ -1687,58 +1741,32 @@ static void refresh_page_rates(struct sim *s)
 
 /* ---- touch groups ---------------------------------------------------------- */
 
-/* A table's touch group: its owner's slice, or its process's shared region
- * (with map_shared, the process's own mapping of the common store). */
-static inline uint32_t table_group(const struct sim *s, const struct vm_area_struct *vma,
-				   const struct pte_table *t)
-{
-	return t->owner >= 0 ? (uint32_t)t->owner : (uint32_t)(s->nr_tasks + vma->vm_mm->id);
-}
-
+/* The touch groups from what populate_vma gathered per table: each table's
+ * group (in table id order, the order touch_init ranks them in), each
+ * group's weighted size and its tables' one weight. */
 static int build_groups(struct sim *s)
 {
 	struct touch_model *tm = &s->w.touch;
 	uint32_t n = (uint32_t)(s->nr_tasks + s->nr_mms), total = s->nr_tables;
-	uint32_t *group = calloc(total ? total : 1, sizeof(uint32_t));
-	uint32_t *rank = malloc(sizeof(uint32_t) * (total ? total : 1));
 	int rc = -1;
-	if (!group || !rank)
-		goto out;
-	for (uint32_t id = 0; id < total; id++) {
-		struct vm_area_struct *vma = s->table_vma[id];
-		group[id] = table_group(s, vma, &vma->tables[id - vma->first_table_id]);
-	}
-	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed) ||
+	/* the ranks touch_init gives are those a table's struct gets
+	 * (table_ident): the checker compares (mm/debug.c, check_groups) */
+	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, s->w.table_group, NULL, s->seed) ||
 	    (!s->exact && touch_pool_init(tm, total, s->seed)) ||
 	    (s->exact && touch_ahead_init(tm)))
 		goto out;
-	s->w.wsize = calloc(n ? n : 1, sizeof(double));
-	if (!s->w.wsize)
-		goto out;
-	for (uint32_t id = 0; id < total; id++) {
-		struct vm_area_struct *vma = s->table_vma[id];
-		uint32_t ti = id - vma->first_table_id;
-		struct pte_table *t = &vma->tables[ti];
-		uint64_t pages = vma_pages(vma) - (uint64_t)ti * PAGES_PER_PMD;
-		t->group = group[id];
-		t->rank = rank[id];
-		s->w.wsize[group[id]] += (double)t->weight *
-					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
-		/* a slice's faults may go without a table only if its pages
-		 * weigh alike: its first table's weight, 0 once one differs
-		 * (ranks follow the ids, so rank 1 comes first) */
-		if (tm->lazy_w && group[id] < tm->nr_slices) {
-			uint32_t *w = &tm->lazy_w[group[id]];
-			*w = rank[id] == 1 || *w == t->weight ? t->weight : 0;
-		}
-	}
+	/* a slice's faults may go without a table only if its pages weigh
+	 * alike: its first table's weight, 0 once one differs */
+	for (uint32_t g = 0; tm->lazy_w && g < tm->nr_slices; g++)
+		tm->lazy_w[g] = s->w.group_w[g];
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);
 	for (int i = 0; i < s->nr_tasks; i++)
 		tm->owner_cpu[i] = -1; /* until it runs (sched_start) */
 	rc = 0;
 out:
-	free(group);
-	free(rank);
+	free(s->w.table_group);
+	free(s->w.group_w);
+	s->w.table_group = s->w.group_w = NULL;
 	return rc;
 }

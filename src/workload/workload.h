@@ -189,6 +189,12 @@ struct workload {
 	double total_ops;            /* operations completed by all threads */
 	uint64_t populated_pages;    /* first-touched at set-up ... */
 	uint64_t unmapped_pages;     /* ... of them unmapped again (partial unmaps) */
+	/* Set-up's, from the one pass over the tables that places their pages
+	 * (populate_vma), for build_groups and tlb_refill_init: no later pass
+	 * reads every table's struct. */
+	uint32_t *table_group;       /* [table id]: its touch group (freed by build_groups) */
+	uint32_t *group_w;           /* [group]: its tables' one weight, 0 if they differ */
+	uint64_t pmd_tables;         /* the first process's tables mapped by a huge PMD */
 };
 
 struct sim;
