@@ -15,6 +15,7 @@
 #include "kernel/variants.h"
 #include "linux/huge_mm.h"
 #include "linux/memory-tiers.h"
+#include "linux/mm.h"
 #include "linux/mm_types.h"
 #include "linux/mmdebug.h"
 #include "linux/mmzone.h"
@@ -434,7 +435,14 @@ static inline int node_kthread_cpu(const struct sim *s, int nid)
 static inline struct pte_table *table_of_id(const struct sim *s, uint32_t id)
 {
 	struct vm_area_struct *vma = s->table_vma[id];
-	return &vma->tables[id - vma->first_table_id];
+	return vma_pte_table(vma, id - vma->first_table_id);
+}
+/* ... as set up, for a reader that must not write (workload_table_view). */
+static inline const struct pte_table *table_view_of_id(const struct sim *s, uint32_t id,
+						       struct pte_table *buf)
+{
+	const struct vm_area_struct *vma = s->table_vma[id];
+	return workload_table_view(vma, id - vma->first_table_id, buf);
 }
 
 /* Enter the context of @p on its CPU at the step time @t0. */

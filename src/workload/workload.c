@@ -143,12 +143,15 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->region = region;
 	vma->ptes = big_zalloc(pages);
 	vma->nr_tables = (uint32_t)(round_pmd(pages) / PAGES_PER_PMD);
-	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
+	/* zero-filled mappings: a lazy table's struct is written only when a
+	 * path first reaches it (struct pte_table), its home node here now */
+	vma->tables = big_zalloc_sparse(vma->nr_tables * sizeof(struct pte_table));
+	vma->table_home = big_zalloc(vma->nr_tables);
 	vma->first_table_id = s->nr_tables;
 	s->nr_tables += vma->nr_tables;
 	VM_BUG_ON((size_t)fs->nr_mappers >= fs->max_mappers);
 	fs->mappers[fs->nr_mappers++] = vma;
-	if (!vma->ptes || !vma->tables)
+	if (!vma->ptes || !vma->tables || !vma->table_home)
 		return NULL;
 	return vma;
 }
@@ -227,7 +230,9 @@ static inline uint32_t owner_group(const struct sim *s, const struct vm_area_str
 }
 
 /* What set-up gives table @ti of @vma besides its pages: a function of the
- * layout alone. */
+ * layout alone, so that a lazy table's struct can wait until a path first
+ * reaches it (workload_table_setup) and still hold what set-up would have
+ * written. */
 struct table_ident {
 	int owner;
 	uint32_t weight, group, rank;
@@ -376,7 +381,6 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
 		uint32_t w = id.weight, g = id.group;
-		table_ident_set(t, &id);
 		/* build_groups' inputs, in table id order (rank 1 first) */
 		s->w.table_group[vma->first_table_id + ti] = g;
 		s->w.wsize[g] += (double)w * (double)(i1 - i0);
@@ -395,6 +399,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			(p->madv_hugepage == MADV_HP_ALL ||
 			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
 		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
+			table_ident_set(t, &id);
 			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
 						 private ? &p->private_first_touch : &p->shared_first_touch))
 				return -1;
@@ -421,17 +426,19 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * state, so they are written only when a kernel path first
 			 * reaches the table (workload_materialize_table): a sweep
 			 * of a big workload reaches a fraction of it in a run, and
-			 * untouched memory costs neither time nor RSS. */
+			 * untouched memory costs neither time nor RSS.  Nor is its
+			 * struct written before then (workload_table_setup): only
+			 * its home node, here. */
 			uint64_t n = i1 - i0;
 			first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch, want,
 					  home, cpu, n, n);
 			class_nodes(&s->w, cls, 0)[home] += n * w;
-			t->lazy = true;
-			t->home_nid = (uint8_t)home;
+			vma->table_home[ti] = (uint8_t)home;
 			mm->rss_pages += n;
 			s->w.populated_pages += n;
 			continue;
 		}
+		table_ident_set(t, &id);
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
 			bool hot = page_is_hot(s, fs, idx, hot_cut, private);
@@ -535,7 +542,8 @@ void workload_free(struct sim *s)
 		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
 			struct vm_area_struct *vma = &s->mms[i].vmas[v];
 			big_free(vma->ptes, vma_pages(vma));
-			free(vma->tables);
+			big_free(vma->tables, vma->nr_tables * sizeof(struct pte_table));
+			big_free(vma->table_home, vma->nr_tables);
 		}
 		free(s->mms[i].vmas);
 	}
@@ -601,6 +609,38 @@ void workload_free(struct sim *s)
 	s->w.class_pages = NULL;
 	s->w.task_rate = s->w.mm_rate = s->w.user_frac = s->w.lat_cache = s->w.wsize = NULL;
 	s->w.lat_stale = NULL;
+}
+
+void workload_table_setup(struct vm_area_struct *vma, struct pte_table *t)
+{
+	const struct sim *s = vma->vm_mm->sim;
+	uint64_t ti = (uint64_t)(t - vma->tables);
+	struct layout l;
+	VM_BUG_ON(t->rank); /* set up once */
+	compute_layout(s, &l);
+	struct table_ident id = table_ident(s, vma, &l, ti);
+	table_ident_set(t, &id);
+	/* the one kind of table populate_vma leaves unwritten: lazy, of
+	 * small pages, all on its home node */
+	t->lazy = true;
+	t->home_nid = vma->table_home[ti];
+}
+
+const struct pte_table *workload_table_view(const struct vm_area_struct *vma, uint32_t ti,
+					    struct pte_table *buf)
+{
+	const struct pte_table *t = &vma->tables[ti];
+	if (t->rank)
+		return t;
+	const struct sim *s = vma->vm_mm->sim;
+	struct layout l;
+	compute_layout(s, &l);
+	struct table_ident id = table_ident(s, vma, &l, ti);
+	*buf = *t;
+	table_ident_set(buf, &id);
+	buf->lazy = true;
+	buf->home_nid = vma->table_home[ti];
+	return buf;
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
@@ -1616,6 +1656,7 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct sim *s = vma->vm_mm->sim;
+	VM_BUG_ON(!t->rank); /* reached through pte_table_of or table_of_id */
 	if (touch_in_bulk(&s->w.touch, t->group))
 		user_touch_bulk_end(s, t->group); /* its faults so far, before the path looks */
 	if (t->lazy)
