@@ -286,11 +286,11 @@ static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint6
  * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
 /* The NUMA counters of a first-touch allocation of @nr pages in @folios
  * folios on @nid: the policy preferred @want (policy_node, or the
- * interleave node), the toucher runs on @cpu. */
+ * interleave node), the toucher runs on a CPU of node @local. */
 static void first_touch_stats(struct sim *s, const struct first_touch_policy *pol, int want, int nid,
-			      int cpu, unsigned long nr, unsigned long folios)
+			      int local, unsigned long nr, unsigned long folios)
 {
-	zone_statistics(s, want, nid, s->cpus[cpu].node, nr);
+	zone_statistics(s, want, nid, local, nr);
 	if ((pol->mode == FT_INTERLEAVE || pol->mode == FT_WEIGHTED) && nid == want)
 		count_numa_interleave_hits(s, nid, folios); /* one per folio */
 }
@@ -314,7 +314,7 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 						 i == i0, want, allowed, cpu, &nid);
 		if (!order && (nid = alloc_pages_policy(s, pol, want, 1)) < 0)
 			return -1;
-		first_touch_stats(s, pol, want, nid, cpu, 1ul << order, 1);
+		first_touch_stats(s, pol, want, nid, s->cpus[cpu].node, 1ul << order, 1);
 		f[nf].order = (uint8_t)order;
 		f[nf].nid = (uint8_t)nid;
 		uniform &= f[nf].order == f[0].order && f[nf].nid == f[0].nid;
@@ -357,11 +357,18 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 	return 0;
 }
 
+/* Where each task runs at set-up, for populate_vma: its CPU and that CPU's
+ * node, in an array of their own (a table's toucher is a task struct apart
+ * from the last table's, and a cache miss or two away). */
+struct user_cpu {
+	int cpu, node;
+};
+
 /* Place and map every page of @vma: first touch, hot set, initial PTE;
  * and what build_groups and tlb_refill_init need of each table (struct
  * workload), so that nothing reads every table's struct again. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
-			bool first_mapping)
+			bool first_mapping, const struct user_cpu *users)
 {
 	const struct workload_params *p = &s->w.p;
 	struct folio_store *fs = vma->store;
@@ -369,6 +376,18 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	int first_task = mm->id * p->threads;
 	uint64_t hot_cut = workload_hot_cut(p->hot_fraction);
 	uint64_t npages = vma_pages(vma);
+	/* large folios (not for a MAP_SHARED store: shmem THP is not
+	 * modelled): the flags and whether any order is allowed, for a shared
+	 * [0] and a private [1] table of this VMA */
+	unsigned long vm_flags[2];
+	bool large[2];
+	for (int private = 0; private < 2; private++) {
+		vm_flags[private] = vma->vm_flags |
+			(p->madv_hugepage == MADV_HP_ALL ||
+			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
+		large[private] = first_mapping && !p->map_shared &&
+				 thp_vma_allowable_orders(s, vm_flags[private]);
+	}
 
 	/* one 2 MiB table at a time: owner and first-touch node are per table */
 	for (uint64_t i0 = 0; i0 < npages; i0 += PAGES_PER_PMD) {
@@ -385,23 +404,20 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 		s->w.table_group[vma->first_table_id + ti] = g;
 		s->w.wsize[g] += (double)w * (double)(i1 - i0);
 		s->w.group_w[g] = id.rank == 1 || s->w.group_w[g] == w ? w : 0;
-		int cpu = 0;
+		int cpu = 0, local = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
-			cpu = s->tasks[user].cpu;
+			cpu = users[user].cpu;
+			local = users[user].node;
 			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
 								    : &p->shared_first_touch,
-						     s->cpus[cpu].node, chunk);
+						     local, chunk);
 			cls = owner_class(s, vma, owner);
 		}
-		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
-		unsigned long vm_flags = vma->vm_flags |
-			(p->madv_hugepage == MADV_HP_ALL ||
-			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
-		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
+		if (large[private]) {
 			table_ident_set(t, &id);
-			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
-						 private ? &p->private_first_touch : &p->shared_first_touch))
+			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags[private], hot_cut,
+						 private, private ? &p->private_first_touch : &p->shared_first_touch))
 				return -1;
 			if (mm->id == 0)
 				s->w.pmd_tables += t->pmd_huge;
@@ -431,7 +447,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * its home node, here. */
 			uint64_t n = i1 - i0;
 			first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch, want,
-					  home, cpu, n, n);
+					  home, local, n, n);
 			class_nodes(&s->w, cls, 0)[home] += n * w;
 			vma->table_home[ti] = (uint8_t)home;
 			mm->rss_pages += n;
@@ -448,7 +464,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				if (nid < 0)
 					return -1;
 				first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch,
-						  want, nid, cpu, 1, 1);
+						  want, nid, local, 1, 1);
 				fs->pg[idx].nid = (uint8_t)nid;
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 				class_nodes(&s->w, cls, hot)[nid] += w;
@@ -517,16 +533,24 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 	s->w.table_group = malloc(sizeof(uint32_t) * (s->nr_tables ? s->nr_tables : 1));
 	s->w.wsize = calloc(groups ? groups : 1, sizeof(double));
 	s->w.group_w = calloc(groups ? groups : 1, sizeof(uint32_t));
-	if (!s->w.table_group || !s->w.wsize || !s->w.group_w)
+	struct user_cpu *users = malloc(sizeof(*users) * (s->nr_tasks ? (size_t)s->nr_tasks : 1));
+	if (!s->w.table_group || !s->w.wsize || !s->w.group_w || !users) {
+		free(users);
 		goto oom;
+	}
+	for (int i = 0; i < s->nr_tasks; i++)
+		users[i] = (struct user_cpu){ s->tasks[i].cpu, s->cpus[s->tasks[i].cpu].node };
 	/* the first mapping of a store places its pages; another process's
 	 * (map_shared) maps them */
 	for (int i = 0; i < p->processes; i++)
 		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
 			struct vm_area_struct *vma = &s->mms[i].vmas[v];
-			if (populate_vma(s, vma, &l, vma->store->mappers[0]->vm_mm == vma->vm_mm))
+			if (populate_vma(s, vma, &l, vma->store->mappers[0]->vm_mm == vma->vm_mm, users)) {
+				free(users);
 				goto nomem;
+			}
 		}
+	free(users);
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory building the workload");
