@@ -15,6 +15,7 @@
 #include "kernel/variants.h"
 #include "linux/huge_mm.h"
 #include "linux/memory-tiers.h"
+#include "linux/migrate.h"
 #include "linux/mm.h"
 #include "linux/mm_types.h"
 #include "linux/mmdebug.h"
@@ -121,6 +122,7 @@ struct sim {
 
 	struct cpu_state *cpus;
 	struct task_struct *tasks;
+	struct migrate_ctx *mctx_pool;    /* [task]: its migrate_pages() lists (task_mctx) */
 	int nr_tasks;
 	uint64_t task_node_gen;           /* moves when a task changes CPU (workload's op_ns) */
 	uint64_t task_state_gen;          /* ... or state (workload's bandwidth bound): every
@@ -429,6 +431,16 @@ static inline int node_kthread_cpu(const struct sim *s, int nid)
 		if (own ? s->cpus[cpu].node == nid : machine_node_socket(&s->m, s->cpus[cpu].node) == sock)
 			return cpu;
 	return 0;
+}
+
+/* @p's migrate_pages() lists, from its first migration on: its slot of a
+ * zero-filled array (a calloc each zeroed 17 KiB a task, 72 MB at 4,096
+ * threads, where a migration of a few folios writes 4 KiB). */
+static inline struct migrate_ctx *task_mctx(struct sim *s, struct task_struct *p)
+{
+	if (!p->mctx)
+		p->mctx = &s->mctx_pool[p->idx];
+	return p->mctx;
 }
 
 /* The PTE table of global index @id (sim->table_vma's index). */
