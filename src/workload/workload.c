@@ -245,7 +245,7 @@ static struct table_ident table_ident(const struct sim *s, const struct vm_area_
 	uint64_t chunk = (vma->store_pgoff + ti * PAGES_PER_PMD) / PAGES_PER_PMD, j;
 	struct table_ident id;
 	id.owner = store_table_owner(s, vma, l, chunk, vma->vm_mm->id * p->threads, &j);
-	id.weight = access_table_weight(p, j, id.owner >= 0 ? l->slice_pages : l->shared_pages);
+	id.weight = id.owner >= 0 ? s->w.slice_weight[j] : access_table_weight(p, j, l->shared_pages);
 	id.group = owner_group(s, vma, id.owner);
 	/* a group's tables are a slice's or a process's shared ones, in
 	 * address order, which j counts: touch_init ranks them so (the
@@ -530,6 +530,12 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 		}
 	}
 	size_t groups = (size_t)s->nr_tasks + (size_t)s->nr_mms;
+	uint64_t slice_tables = l.slice_pages / PAGES_PER_PMD;
+	s->w.slice_weight = malloc(sizeof(uint32_t) * (slice_tables ? slice_tables : 1));
+	if (!s->w.slice_weight)
+		goto oom;
+	for (uint64_t j = 0; j < slice_tables; j++)
+		s->w.slice_weight[j] = access_table_weight(p, j, l.slice_pages);
 	s->w.table_group = malloc(sizeof(uint32_t) * (s->nr_tables ? s->nr_tables : 1));
 	s->w.wsize = calloc(groups ? groups : 1, sizeof(double));
 	s->w.group_w = calloc(groups ? groups : 1, sizeof(uint32_t));
@@ -590,7 +596,8 @@ void workload_free(struct sim *s)
 	free(s->w.wsize);
 	free(s->w.table_group);
 	free(s->w.group_w);
-	s->w.table_group = s->w.group_w = NULL;
+	free(s->w.slice_weight);
+	s->w.table_group = s->w.group_w = s->w.slice_weight = NULL;
 	free(s->w.slice_of);
 	free(s->w.toucher);
 	free(s->w.frac_cache);

@@ -195,6 +195,10 @@ struct workload {
 	uint32_t *table_group;       /* [table id]: its touch group (freed by build_groups) */
 	uint32_t *group_w;           /* [group]: its tables' one weight, 0 if they differ */
 	uint64_t pmd_tables;         /* the first process's tables mapped by a huge PMD */
+	/* [j]: the access weight of table j of a slice (access_table_weight:
+	 * every slice has the same size, so the same weights), for set-up and
+	 * a table's struct set up later */
+	uint32_t *slice_weight;
 };
 
 struct sim;
