@@ -212,7 +212,11 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	}
 	uint64_t shared = l->shared_pages / PAGES_PER_PMD;
 	uint64_t total = shared + l->private_pages / PAGES_PER_PMD;
-	uint64_t before = c * shared / total, upto = (c + 1) * shared / total;
+	/* before = c shared / total, upto = (c + 1) shared / total: one
+	 * division (c shared + shared passes one more multiple of total at
+	 * most, shared <= total), not two, on each of set-up's tables */
+	uint64_t before = c * shared / total, rem = c * shared % total;
+	uint64_t upto = before + (rem + shared >= total);
 	(void)s;
 	if (upto > before) {
 		*j = before;
