@@ -1735,14 +1735,14 @@ uint64_t scenario_model_tables(const struct scenario *sc)
  * Measured (/usr/bin/time %M, release build, 2-core VM with THP on
  * madvise), peak RSS against the bound, in MiB:
  *   seed, 120 GiB, 61,440 tables       1 s:     5   (0 tables held)     45
- *                                      60 s:    48   (7,552)            318
- *                                     180 s:   119   (22,912)           318
+ *                                      60 s:    43   (7,552)            318
+ *                                     180 s:   114   (22,912)           318
  *   1,024 CPUs, 4 TiB, 2.1 M tables    1 s:    39                       153
- *                                      60 s:    89   (7,552)            505
+ *                                      60 s:    79   (7,552)            505
  *   4,096 CPUs, 16 TiB, 8.4 M tables   1 s:   149   (0)                516
- *                                      60 s:   241   (7,552)            868
+ *                                      60 s:   195   (7,552)            868
  *   tpp-cache (every table held)      120 s:   154   (32,768)           176
- *   seed-tiered (kswapd's scattered reach)   244   (23,680)           318
+ *   seed-tiered (kswapd's scattered reach)   242   (23,680)           318
  * Every built-in scenario's peak is under its bound; the seed's scanner
  * held 128 tables a pass at 1 pass a second where the bound allows 10.
  * The old rule, 9.4 bytes a page, asked 37.3 GiB for 16 TiB; with every
