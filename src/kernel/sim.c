@@ -250,7 +250,8 @@ static int setup_tasks(struct sim *s)
 	s->nr_tasks = p->processes * p->threads + (p->migrate_call != MCALL_NONE);
 	s->mms = calloc((size_t)s->nr_mms, sizeof(struct mm_struct));
 	s->tasks = zalloc_aligned64((size_t)s->nr_tasks, sizeof(struct task_struct));
-	if (!s->mms || !s->tasks)
+	s->mctx_pool = big_zalloc_sparse((size_t)s->nr_tasks * sizeof(struct migrate_ctx));
+	if (!s->mms || !s->tasks || !s->mctx_pool)
 		return -1;
 	for (int i = 0; i < s->nr_mms; i++) {
 		s->mms[i].sim = s;
@@ -316,13 +317,10 @@ void sim_record_call(struct sim *s, const struct call_record *r)
  * process has the same), with the share of its memory mapped by PMDs. */
 static int tlb_refill_init(struct sim *s)
 {
-	uint64_t huge = 0, all = 0;
+	uint64_t huge = s->w.pmd_tables, all = 0; /* counted by set-up (populate_vma) */
 	const struct mm_struct *mm = &s->mms[0];
 	for (int v = 0; v < mm->nr_vmas; v++)
-		for (uint32_t k = 0; k < mm->vmas[v].nr_tables; k++) {
-			all++;
-			huge += mm->vmas[v].tables[k].pmd_huge;
-		}
+		all += mm->vmas[v].nr_tables;
 	double r = workload_tlb_reuse(&s->w.p, s->w.slice_pages, s->w.shared_pages,
 				      all ? (double)huge / (double)all : 0, s->m.tlb_entries);
 	if (r < 0)
@@ -429,12 +427,13 @@ void sim_free(struct sim *s)
 	for (int i = 0; s->tasks && i < s->nr_tasks; i++) {
 		struct task_struct *t = &s->tasks[i];
 		free(t->numa_faults);
-		free(t->mctx);
 		tlb_ubc_free(&t->tlb_ubc);
 		migrate_call_free(t->call);
 		if (t->numa_group && --t->numa_group->refcount == 0)
 			free(t->numa_group);
 	}
+	big_free(s->mctx_pool, (size_t)s->nr_tasks * sizeof(struct migrate_ctx));
+	s->mctx_pool = NULL;
 	free(s->tasks);
 	free(s->cpus);
 	free(s->node_free_pages);

@@ -281,7 +281,7 @@ static unsigned long isolate_cluster(struct sim *s, struct compactor *c)
 		uint32_t id = pg->compact_cursor % s->nr_tables;
 		struct vm_area_struct *vma = s->table_vma[id];
 		uint32_t ti = id - vma->first_table_id;
-		struct pte_table *t = &vma->tables[ti];
+		struct pte_table *t = vma_pte_table(vma, ti); /* set up on first use */
 		uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
 		uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
 		uint64_t k = pg->compact_cursor_page;

@@ -288,7 +288,8 @@ static void vma_where(const struct vm_area_struct *v, uint64_t i, char *buf, siz
  * entries against the migrations in flight. */
 static int check_table(struct checker *c, const struct vm_area_struct *v, uint32_t ti)
 {
-	const struct pte_table *t = &v->tables[ti];
+	struct pte_table buf;
+	const struct pte_table *t = workload_table_view(v, ti, &buf);
 	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE, i1 = i0 + PTRS_PER_PTE;
 	uint64_t hot[8] = { 0 }, cold[8] = { 0 };
 	unsigned nh = 0, nc = 0;
@@ -357,7 +358,8 @@ static int check_store(struct checker *c, const struct folio_store *fs)
 	for (int m = 0; m < fs->nr_mappers; m++) {
 		const struct vm_area_struct *v = fs->mappers[m];
 		for (uint32_t ti = 0; ti < v->nr_tables; ti++) {
-			const struct pte_table *t = &v->tables[ti];
+			struct pte_table buf;
+			const struct pte_table *t = workload_table_view(v, ti, &buf);
 			uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE, i1 = i0 + PTRS_PER_PTE;
 			if (i1 > vma_pages(v))
 				i1 = vma_pages(v);
@@ -446,7 +448,16 @@ static int check_groups(struct checker *c)
 			uint64_t total = 0;
 			for (uint32_t r = 1; r <= n; r++) {
 				uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
-				const struct pte_table *t = table_of_id(s, id);
+				struct pte_table buf;
+				const struct pte_table *t = table_view_of_id(s, id, &buf);
+				/* a table's struct, set up at set-up or on first use
+				 * (table_ident), places it where touch_init did */
+				if (t->group != g || t->rank != r) {
+					uint32_t tg = t->group, tr = t->rank;
+					free(fen);
+					return fail(c, "touch group %u: table %u at rank %u says group %u, "
+						    "rank %u", g, id, r, tg, tr);
+				}
 				/* a pooled table's faults counted, their PTEs not yet restored */
 				unsigned done = tm->pool ? tm->pool[id].done[hot] : 0;
 				fen[r] = (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) - done) *
@@ -493,7 +504,8 @@ static int check_groups(struct checker *c)
 				uint64_t pooled = 0;
 				for (uint32_t r = 1; r <= n; r++) {
 					uint32_t id = tm->grp_tables[tm->grp_first[g] + r - 1];
-					const struct pte_table *t = table_of_id(s, id);
+					struct pte_table buf;
+					const struct pte_table *t = table_view_of_id(s, id, &buf);
 					if (tm->pool[id].on)
 						pooled += (uint64_t)((hot ? t->nr_protnone_hot : t->nr_protnone_cold) -
 								     tm->pool[id].done[hot]) * t->weight;

@@ -27,7 +27,8 @@ static unsigned popcount8(const uint64_t *w)
 static bool check_table(const struct sim *s, const struct vm_area_struct *vma, uint32_t ti,
 			uint64_t *used, uint64_t *deferred, char *err, unsigned long errlen)
 {
-	const struct pte_table *t = &vma->tables[ti];
+	struct pte_table buf;
+	const struct pte_table *t = workload_table_view(vma, ti, &buf);
 	uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
 	uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
 	/* each physical page once: through the first mapping mm (a store split
@@ -148,7 +149,8 @@ bool mm_check_invariants(const struct sim *s, char *err, unsigned long errlen)
 	if (!pn)
 		FAIL("out of memory");
 	for (uint32_t id = 0; id < s->nr_tables; id++) {
-		const struct pte_table *t = table_of_id(s, id);
+		struct pte_table buf;
+		const struct pte_table *t = table_view_of_id(s, id, &buf);
 		/* a pooled table's faults are counted, their PTEs not yet restored */
 		const struct touch_pool *tp = tm->pool ? &tm->pool[id] : NULL;
 		/* the counts are weighted: each page by its table's access density */

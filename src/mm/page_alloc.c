@@ -94,6 +94,8 @@ bool alloc_pages_bulk_node(struct sim *s, int nid, uint64_t nr)
 		return false;
 	s->node_free_pages[nid] -= nr;
 	for (unsigned o = 0; nr && o < NR_PAGE_ORDERS; o++) {
+		if (!pg->nr_free[o])
+			continue; /* nothing to take (set-up's tables: up to the pageblocks) */
 		/* whole blocks of this order first, smallest order first */
 		uint64_t take = nr >> o;
 		if (take > pg->nr_free[o])

@@ -206,7 +206,7 @@ static unsigned long isolate_demote_list(struct sim *s, struct kswapd *k, int ni
 		uint32_t id = k->cursor % s->nr_tables;
 		struct vm_area_struct *vma = s->table_vma[id];
 		uint32_t ti = id - vma->first_table_id;
-		struct pte_table *t = &vma->tables[ti];
+		struct pte_table *t = vma_pte_table(vma, ti); /* set up on first use */
 		uint64_t i0 = (uint64_t)ti * PTRS_PER_PTE;
 		uint64_t n = vma_pages(vma) - i0 < PTRS_PER_PTE ? vma_pages(vma) - i0 : PTRS_PER_PTE;
 		uint64_t p = k->cursor_page;

@@ -1627,21 +1627,27 @@ static int check_memory(const struct scenario *sc, char *err, size_t errlen)
 
 /* ---- the model's footprint (scenario_check_host) ---------------------- */
 
-/* What the model holds per PTE table (2 MiB of a VMA) from set-up on, all of
- * it written then: struct pte_table (168 bytes), the table-to-VMA map
- * (sim.table_vma, 8), the touch model's group list (4), pending-fault counts
- * (2 x 4), pool entry (6) and Fenwick trees (2 x 8, up to twice that with
- * their pads: touch_fen_size), and build_groups' two scratch arrays (2 x 4),
- * live at once at set-up's peak: at most 234. */
-#define TABLE_FIXED_BYTES 240
-/* A table held page by page: a page_state (8 bytes) and a PTE byte per page.
- * The arrays behind them are mapped zero-filled (big_zalloc) and cost
- * nothing until written. */
-#define TABLE_PAGES_BYTES (PMD_PAGES * (sizeof(struct page_state) + 1))
-/* The arrays ask for transparent huge pages (big_zalloc): a run of written
- * tables can hold a 2 MiB page partly used at each of its ends, in the page
- * states and in the PTE bytes. */
-#define RUN_ROUNDING_BYTES (4 * (2ull << 20))
+/* What the model holds per PTE table (2 MiB of a VMA) from set-up on: the
+ * table-to-VMA map (sim.table_vma, 8 bytes), the touch model's group list
+ * (4), set-up's list of the tables' groups (4, until build_groups is done
+ * with it) and a lazy table's home node (1), written then; and the touch
+ * model's per-table arrays, zero-filled but written wherever a table's
+ * counts change: pending-fault counts (2 x 4), pool entry (6) and Fenwick
+ * trees (2 x 8, and up to as much again in the pads past a group's tables,
+ * written at set-up: touch_fen_size).  At most 63 in all. */
+#define TABLE_FIXED_BYTES 64
+/* A table held page by page: a page_state (8 bytes) and a PTE byte per
+ * page, and its struct pte_table (168), which set-up writes only for a
+ * table it builds page by page or of large folios, and a path otherwise
+ * when it first reaches the table, just before building it.  The arrays
+ * behind them are mapped zero-filled (big_zalloc, big_zalloc_sparse) and
+ * cost nothing until written. */
+#define TABLE_PAGES_BYTES (PMD_PAGES * (sizeof(struct page_state) + 1) + sizeof(struct pte_table))
+/* The page states and PTE bytes ask for transparent huge pages
+ * (big_zalloc): a run of written tables can hold a 2 MiB page partly used
+ * at each of its ends in each; the structs (big_zalloc_sparse), a 4 KiB
+ * page. */
+#define RUN_ROUNDING_BYTES (4 * (2ull << 20) + 2 * 4096)
 /* The process itself (binary, libraries, the report's buffers), measured at
  * 4-5 MiB, with room. */
 
@@ -1729,18 +1735,19 @@ uint64_t scenario_model_tables(const struct scenario *sc)
  *
  * Measured (/usr/bin/time %M, release build, 2-core VM with THP on
  * madvise), peak RSS against the bound, in MiB:
- *   seed, 120 GiB, 61,440 tables       1 s:    15   (0 tables held)     55
- *                                      60 s:    56   (7,552)            318
- *                                     180 s:   124   (22,912)           318
- *   1,024 CPUs, 4 TiB, 2.1 M tables    1 s:   382                       505
- *                                      60 s:   422                       845
- *   4,096 CPUs, 16 TiB, 8.4 M tables   1 s:  1,518   (0)              1,924
- *                                      60 s:  1,576   (7,552)          2,264
- *   tpp-cache (every table held)      120 s:   155   (32,768)           177
- *   seed-tiered (kswapd's scattered reach)   243   (23,680)           318
+ *   seed, 120 GiB, 61,440 tables       1 s:     5   (0 tables held)     45
+ *                                      60 s:    43   (7,552)            318
+ *                                     180 s:   114   (22,912)           318
+ *   1,024 CPUs, 4 TiB, 2.1 M tables    1 s:    39                       153
+ *                                      60 s:    79   (7,552)            505
+ *   4,096 CPUs, 16 TiB, 8.4 M tables   1 s:   149   (0)                516
+ *                                      60 s:   195   (7,552)            868
+ *   tpp-cache (every table held)      120 s:   154   (32,768)           176
+ *   seed-tiered (kswapd's scattered reach)   242   (23,680)           318
  * Every built-in scenario's peak is under its bound; the seed's scanner
  * held 128 tables a pass at 1 pass a second where the bound allows 10.
- * The old rule, 9.4 bytes a page, asked 37.3 GiB for 16 TiB. */
+ * The old rule, 9.4 bytes a page, asked 37.3 GiB for 16 TiB; with every
+ * table's struct written at set-up the 16 TiB run peaked at 1.5 GiB. */
 uint64_t scenario_model_bytes(const struct scenario *sc)
 {
 	const struct workload_params *w = &sc->w;
@@ -1756,7 +1763,7 @@ uint64_t scenario_model_bytes(const struct scenario *sc)
 	uint64_t store = l.shared * (w->map_shared ? 1 : procs) + l.priv * procs;
 	/* all written: each array rounded up to its last huge page */
 	uint64_t arrays = store * sizeof(struct page_state) + mm_pages * procs +
-			  (stores + vmas * procs) * (2ull << 20);
+			  tables * procs * sizeof(struct pte_table) + (stores + vmas * procs) * (2ull << 20);
 	uint64_t held = scenario_model_tables(sc);
 	uint64_t written = held * TABLE_PAGES_BYTES + (held ? vmas * procs * RUN_ROUNDING_BYTES : 0);
 	uint64_t seconds = (uint64_t)ceil(sc->duration_s) + 1;

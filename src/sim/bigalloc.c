@@ -31,6 +31,15 @@ void *big_zalloc(size_t bytes)
 	return (void *)start;
 }
 
+void *big_zalloc_sparse(size_t bytes)
+{
+	if (bytes < SMALL_LIMIT)
+		return calloc(1, bytes ? bytes : 1);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void big_free(void *p, size_t bytes)
 {
 	if (!p)

@@ -8,6 +8,11 @@
 #include <stddef.h>
 
 void *big_zalloc(size_t bytes);
+/* big_zalloc for an array written sparsely, an entry here and there (a PTE
+ * table's struct, written when a path first reaches the table): no huge
+ * pages, so that one entry costs a 4 KiB page, not 2 MiB. */
+void *big_zalloc_sparse(size_t bytes);
+/* Free what either gave. */
 void big_free(void *p, size_t bytes);
 
 /* calloc for arrays of a type with _Alignas(64) members (struct cpu_state,

@@ -62,9 +62,10 @@ int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uin
 			tm->fen_hot[first + i] = tm->fen_cold[first + i] = TOUCH_FEN_PAD;
 	}
 	for (uint32_t id = 0; id < nr_tables; id++) {
-		uint32_t g = table_group[id];
-		rank[id] = ++fill[g];
-		tm->grp_tables[tm->grp_first[g] + rank[id] - 1] = id;
+		uint32_t g = table_group[id], r = ++fill[g];
+		if (rank)
+			rank[id] = r;
+		tm->grp_tables[tm->grp_first[g] + r - 1] = id;
 	}
 	free(fill);
 	return 0;

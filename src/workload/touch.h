@@ -111,8 +111,9 @@ struct touch_pool {
 
 /* Build the groups of @nr_tables tables, table i belonging to group
  * table_group[i] (tables in address order within a group); each table's
- * 1-based rank in its group goes to rank[i].  Every group's stream is keyed
- * from @seed.  Timers and owners are set by the caller. */
+ * 1-based rank in its group goes to rank[i] (unless @rank is NULL).  Every
+ * group's stream is keyed from @seed.  Timers and owners are set by the
+ * caller. */
 int touch_init(struct touch_model *tm, struct engine *e, uint32_t nr_groups, uint32_t nr_slices,
 	       uint32_t nr_tables, const uint32_t *table_group, uint32_t *rank, uint64_t seed);
 void touch_free(struct touch_model *tm);

@@ -91,12 +91,17 @@ static uint64_t round_pmd(uint64_t pages)
 
 /* Class of a page for the latency model: the owner's slice, or the shared
  * store (one per process, or one for all with map_shared). */
+static int owner_class(const struct sim *s, const struct vm_area_struct *vma, int owner)
+{
+	if (owner >= 0)
+		return owner;
+	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
+}
+
 static int table_class(const struct sim *s, const struct vm_area_struct *vma,
 		       const struct pte_table *t)
 {
-	if (t->owner >= 0)
-		return t->owner;
-	return s->nr_tasks + (s->w.p.map_shared ? 0 : vma->vm_mm->id);
+	return owner_class(s, vma, t->owner);
 }
 
 /* A store of @pages mapped by @mappers VMAs (its rmap's size). */
@@ -138,15 +143,16 @@ static struct vm_area_struct *map_vma(struct sim *s, struct mm_struct *mm, uint6
 	vma->region = region;
 	vma->ptes = big_zalloc(pages);
 	vma->nr_tables = (uint32_t)(round_pmd(pages) / PAGES_PER_PMD);
-	vma->tables = calloc(vma->nr_tables, sizeof(struct pte_table));
+	/* zero-filled mappings: a lazy table's struct is written only when a
+	 * path first reaches it (struct pte_table), its home node here now */
+	vma->tables = big_zalloc_sparse(vma->nr_tables * sizeof(struct pte_table));
+	vma->table_home = big_zalloc(vma->nr_tables);
 	vma->first_table_id = s->nr_tables;
 	s->nr_tables += vma->nr_tables;
 	VM_BUG_ON((size_t)fs->nr_mappers >= fs->max_mappers);
 	fs->mappers[fs->nr_mappers++] = vma;
-	if (!vma->ptes || !vma->tables)
+	if (!vma->ptes || !vma->tables || !vma->table_home)
 		return NULL;
-	for (uint32_t i = 0; i < vma->nr_tables; i++)
-		vma->tables[i].owner = -1;
 	return vma;
 }
 
@@ -206,7 +212,11 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	}
 	uint64_t shared = l->shared_pages / PAGES_PER_PMD;
 	uint64_t total = shared + l->private_pages / PAGES_PER_PMD;
-	uint64_t before = c * shared / total, upto = (c + 1) * shared / total;
+	/* before = c shared / total, upto = (c + 1) shared / total: one
+	 * division (c shared + shared passes one more multiple of total at
+	 * most, shared <= total), not two, on each of set-up's tables */
+	uint64_t before = c * shared / total, rem = c * shared % total;
+	uint64_t upto = before + (rem + shared >= total);
 	(void)s;
 	if (upto > before) {
 		*j = before;
@@ -214,6 +224,46 @@ static int store_table_owner(const struct sim *s, const struct vm_area_struct *v
 	}
 	*j = (c - upto) % per_slice;
 	return first_task + (int)((c - upto) / per_slice);
+}
+
+/* A table's touch group: its owner's slice, or its process's shared region
+ * (with map_shared, the process's own mapping of the common store). */
+static inline uint32_t owner_group(const struct sim *s, const struct vm_area_struct *vma, int owner)
+{
+	return owner >= 0 ? (uint32_t)owner : (uint32_t)(s->nr_tasks + vma->vm_mm->id);
+}
+
+/* What set-up gives table @ti of @vma besides its pages: a function of the
+ * layout alone, so that a lazy table's struct can wait until a path first
+ * reaches it (workload_table_setup) and still hold what set-up would have
+ * written. */
+struct table_ident {
+	int owner;
+	uint32_t weight, group, rank;
+};
+
+static struct table_ident table_ident(const struct sim *s, const struct vm_area_struct *vma,
+				      const struct layout *l, uint64_t ti)
+{
+	const struct workload_params *p = &s->w.p;
+	uint64_t chunk = (vma->store_pgoff + ti * PAGES_PER_PMD) / PAGES_PER_PMD, j;
+	struct table_ident id;
+	id.owner = store_table_owner(s, vma, l, chunk, vma->vm_mm->id * p->threads, &j);
+	id.weight = id.owner >= 0 ? s->w.slice_weight[j] : access_table_weight(p, j, l->shared_pages);
+	id.group = owner_group(s, vma, id.owner);
+	/* a group's tables are a slice's or a process's shared ones, in
+	 * address order, which j counts: touch_init ranks them so (the
+	 * checker compares, mm/debug.c) */
+	id.rank = (uint32_t)j + 1;
+	return id;
+}
+
+static void table_ident_set(struct pte_table *t, const struct table_ident *id)
+{
+	t->owner = id->owner;
+	t->weight = id->weight;
+	t->group = id->group;
+	t->rank = id->rank;
 }
 
 uint64_t workload_hot_cut(double hot_fraction)
@@ -240,11 +290,11 @@ static bool page_is_hot(const struct sim *s, const struct folio_store *fs, uint6
  * 4 KiB one.  The scenario's partial unmap or mprotect follows at once. */
 /* The NUMA counters of a first-touch allocation of @nr pages in @folios
  * folios on @nid: the policy preferred @want (policy_node, or the
- * interleave node), the toucher runs on @cpu. */
+ * interleave node), the toucher runs on a CPU of node @local. */
 static void first_touch_stats(struct sim *s, const struct first_touch_policy *pol, int want, int nid,
-			      int cpu, unsigned long nr, unsigned long folios)
+			      int local, unsigned long nr, unsigned long folios)
 {
-	zone_statistics(s, want, nid, s->cpus[cpu].node, nr);
+	zone_statistics(s, want, nid, local, nr);
 	if ((pol->mode == FT_INTERLEAVE || pol->mode == FT_WEIGHTED) && nid == want)
 		count_numa_interleave_hits(s, nid, folios); /* one per folio */
 }
@@ -268,7 +318,7 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 						 i == i0, want, allowed, cpu, &nid);
 		if (!order && (nid = alloc_pages_policy(s, pol, want, 1)) < 0)
 			return -1;
-		first_touch_stats(s, pol, want, nid, cpu, 1ul << order, 1);
+		first_touch_stats(s, pol, want, nid, s->cpus[cpu].node, 1ul << order, 1);
 		f[nf].order = (uint8_t)order;
 		f[nf].nid = (uint8_t)nid;
 		uniform &= f[nf].order == f[0].order && f[nf].nid == f[0].nid;
@@ -311,9 +361,18 @@ static int populate_table_large(struct sim *s, struct vm_area_struct *vma, struc
 	return 0;
 }
 
-/* Place and map every page of @vma: first touch, hot set, initial PTE. */
+/* Where each task runs at set-up, for populate_vma: its CPU and that CPU's
+ * node, in an array of their own (a table's toucher is a task struct apart
+ * from the last table's, and a cache miss or two away). */
+struct user_cpu {
+	int cpu, node;
+};
+
+/* Place and map every page of @vma: first touch, hot set, initial PTE;
+ * and what build_groups and tlb_refill_init need of each table (struct
+ * workload), so that nothing reads every table's struct again. */
 static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct layout *l,
-			bool first_mapping)
+			bool first_mapping, const struct user_cpu *users)
 {
 	const struct workload_params *p = &s->w.p;
 	struct folio_store *fs = vma->store;
@@ -321,36 +380,51 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 	int first_task = mm->id * p->threads;
 	uint64_t hot_cut = workload_hot_cut(p->hot_fraction);
 	uint64_t npages = vma_pages(vma);
+	/* large folios (not for a MAP_SHARED store: shmem THP is not
+	 * modelled): the flags and whether any order is allowed, for a shared
+	 * [0] and a private [1] table of this VMA */
+	unsigned long vm_flags[2];
+	bool large[2];
+	for (int private = 0; private < 2; private++) {
+		vm_flags[private] = vma->vm_flags |
+			(p->madv_hugepage == MADV_HP_ALL ||
+			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
+		large[private] = first_mapping && !p->map_shared &&
+				 thp_vma_allowable_orders(s, vm_flags[private]);
+	}
 
 	/* one 2 MiB table at a time: owner and first-touch node are per table */
 	for (uint64_t i0 = 0; i0 < npages; i0 += PAGES_PER_PMD) {
 		uint64_t i1 = i0 + PAGES_PER_PMD < npages ? i0 + PAGES_PER_PMD : npages;
 		uint64_t chunk = (vma->store_pgoff + i0) / PAGES_PER_PMD;
-		struct pte_table *t = &vma->tables[i0 / PAGES_PER_PMD];
-		uint64_t j;
-		int owner = store_table_owner(s, vma, l, chunk, first_task, &j);
+		uint64_t ti = i0 / PAGES_PER_PMD;
+		struct pte_table *t = &vma->tables[ti];
+		struct table_ident id = table_ident(s, vma, l, ti);
+		int owner = id.owner;
 		bool private = owner >= 0;
 		int want = 0, cls = 0;
-		uint32_t w = access_table_weight(p, j, private ? l->slice_pages : l->shared_pages);
-		t->owner = owner;
-		t->weight = w;
-		int cpu = 0;
+		uint32_t w = id.weight, g = id.group;
+		/* build_groups' inputs, in table id order (rank 1 first) */
+		s->w.table_group[vma->first_table_id + ti] = g;
+		s->w.wsize[g] += (double)w * (double)(i1 - i0);
+		s->w.group_w[g] = id.rank == 1 || s->w.group_w[g] == w ? w : 0;
+		int cpu = 0, local = 0;
 		if (first_mapping) {
 			int user = private ? owner : first_task + (int)(chunk % (uint64_t)p->threads);
-			cpu = s->tasks[user].cpu;
+			cpu = users[user].cpu;
+			local = users[user].node;
 			want = mpol_first_touch_node(&s->m, private ? &p->private_first_touch
 								    : &p->shared_first_touch,
-						     s->cpus[cpu].node, chunk);
-			cls = table_class(s, vma, t);
+						     local, chunk);
+			cls = owner_class(s, vma, owner);
 		}
-		/* large folios (not for a MAP_SHARED store: shmem THP is not modelled) */
-		unsigned long vm_flags = vma->vm_flags |
-			(p->madv_hugepage == MADV_HP_ALL ||
-			 p->madv_hugepage == (private ? MADV_HP_PRIVATE : MADV_HP_SHARED) ? VM_HUGEPAGE : 0);
-		if (first_mapping && !p->map_shared && thp_vma_allowable_orders(s, vm_flags)) {
-			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags, hot_cut, private,
-						 private ? &p->private_first_touch : &p->shared_first_touch))
+		if (large[private]) {
+			table_ident_set(t, &id);
+			if (populate_table_large(s, vma, t, i0, i1, want, cls, cpu, vm_flags[private], hot_cut,
+						 private, private ? &p->private_first_touch : &p->shared_first_touch))
 				return -1;
+			if (mm->id == 0)
+				s->w.pmd_tables += t->pmd_huge;
 			continue;
 		}
 		int home = -1;
@@ -372,17 +446,19 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 			 * state, so they are written only when a kernel path first
 			 * reaches the table (workload_materialize_table): a sweep
 			 * of a big workload reaches a fraction of it in a run, and
-			 * untouched memory costs neither time nor RSS. */
+			 * untouched memory costs neither time nor RSS.  Nor is its
+			 * struct written before then (workload_table_setup): only
+			 * its home node, here. */
 			uint64_t n = i1 - i0;
 			first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch, want,
-					  home, cpu, n, n);
+					  home, local, n, n);
 			class_nodes(&s->w, cls, 0)[home] += n * w;
-			t->lazy = true;
-			t->home_nid = (uint8_t)home;
+			vma->table_home[ti] = (uint8_t)home;
 			mm->rss_pages += n;
 			s->w.populated_pages += n;
 			continue;
 		}
+		table_ident_set(t, &id);
 		for (uint64_t i = i0; i < i1; i++) {
 			uint64_t idx = vma->store_pgoff + i;
 			bool hot = page_is_hot(s, fs, idx, hot_cut, private);
@@ -392,7 +468,7 @@ static int populate_vma(struct sim *s, struct vm_area_struct *vma, const struct 
 				if (nid < 0)
 					return -1;
 				first_touch_stats(s, private ? &p->private_first_touch : &p->shared_first_touch,
-						  want, nid, cpu, 1, 1);
+						  want, nid, local, 1, 1);
 				fs->pg[idx].nid = (uint8_t)nid;
 				fs->pg[idx].last_cpupid = LAST_CPUPID_UNSET; /* page_cpupid_reset_last */
 				class_nodes(&s->w, cls, hot)[nid] += w;
@@ -421,6 +497,9 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 	if (!s->stores || !s->w.class_pages)
 		goto oom;
 
+	/* every VMA mapped first, numbering the tables; then placed, in the
+	 * same order */
+	s->w.pmd_tables = 0;
 	struct folio_store *shared_fs = NULL;
 	for (int i = 0; i < p->processes; i++) {
 		struct mm_struct *mm = &s->mms[i];
@@ -435,12 +514,8 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			if (first && !(shared_fs = new_store(s, l.shared_pages,
 							     users * region_vmas(l.shared_pages, l.vma_pages))))
 				goto oom;
-			int v0 = mm->nr_vmas;
 			if (map_region(s, mm, &addr, shared_fs, l.shared_pages, p->map_shared, 0, l.vma_pages))
 				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, first))
-					goto nomem;
 			if (!p->map_shared)
 				shared_fs = NULL;
 		}
@@ -448,28 +523,44 @@ int workload_build(struct sim *s, char *err, size_t errlen)
 			struct folio_store *fs = new_store(s, l.shared_pages + l.private_pages,
 							   region_vmas(l.shared_pages + l.private_pages,
 								       l.vma_pages));
-			if (!fs)
+			if (!fs || map_region(s, mm, &addr, fs, l.shared_pages + l.private_pages, false, 2,
+					      l.vma_pages))
 				goto oom;
-			int v0 = mm->nr_vmas;
-			if (map_region(s, mm, &addr, fs, l.shared_pages + l.private_pages, false, 2,
-				       l.vma_pages))
-				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, true))
-					goto nomem;
 		} else if (l.private_pages) {
 			struct folio_store *fs = new_store(s, l.private_pages,
 							   region_vmas(l.private_pages, l.vma_pages));
-			if (!fs)
+			if (!fs || map_region(s, mm, &addr, fs, l.private_pages, false, 1, l.vma_pages))
 				goto oom;
-			int v0 = mm->nr_vmas;
-			if (map_region(s, mm, &addr, fs, l.private_pages, false, 1, l.vma_pages))
-				goto oom;
-			for (int v = v0; v < mm->nr_vmas; v++)
-				if (populate_vma(s, &mm->vmas[v], &l, true))
-					goto nomem;
 		}
 	}
+	size_t groups = (size_t)s->nr_tasks + (size_t)s->nr_mms;
+	uint64_t slice_tables = l.slice_pages / PAGES_PER_PMD;
+	s->w.slice_weight = malloc(sizeof(uint32_t) * (slice_tables ? slice_tables : 1));
+	if (!s->w.slice_weight)
+		goto oom;
+	for (uint64_t j = 0; j < slice_tables; j++)
+		s->w.slice_weight[j] = access_table_weight(p, j, l.slice_pages);
+	s->w.table_group = malloc(sizeof(uint32_t) * (s->nr_tables ? s->nr_tables : 1));
+	s->w.wsize = calloc(groups ? groups : 1, sizeof(double));
+	s->w.group_w = calloc(groups ? groups : 1, sizeof(uint32_t));
+	struct user_cpu *users = malloc(sizeof(*users) * (s->nr_tasks ? (size_t)s->nr_tasks : 1));
+	if (!s->w.table_group || !s->w.wsize || !s->w.group_w || !users) {
+		free(users);
+		goto oom;
+	}
+	for (int i = 0; i < s->nr_tasks; i++)
+		users[i] = (struct user_cpu){ s->tasks[i].cpu, s->cpus[s->tasks[i].cpu].node };
+	/* the first mapping of a store places its pages; another process's
+	 * (map_shared) maps them */
+	for (int i = 0; i < p->processes; i++)
+		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
+			struct vm_area_struct *vma = &s->mms[i].vmas[v];
+			if (populate_vma(s, vma, &l, vma->store->mappers[0]->vm_mm == vma->vm_mm, users)) {
+				free(users);
+				goto nomem;
+			}
+		}
+	free(users);
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory building the workload");
@@ -483,8 +574,10 @@ void workload_free(struct sim *s)
 {
 	for (int i = 0; i < s->nr_mms; i++) {
 		for (int v = 0; v < s->mms[i].nr_vmas; v++) {
-			big_free(s->mms[i].vmas[v].ptes, vma_pages(&s->mms[i].vmas[v]));
-			free(s->mms[i].vmas[v].tables);
+			struct vm_area_struct *vma = &s->mms[i].vmas[v];
+			big_free(vma->ptes, vma_pages(vma));
+			big_free(vma->tables, vma->nr_tables * sizeof(struct pte_table));
+			big_free(vma->table_home, vma->nr_tables);
 		}
 		free(s->mms[i].vmas);
 	}
@@ -505,6 +598,10 @@ void workload_free(struct sim *s)
 	free(s->w.lat_stale);
 	touch_free(&s->w.touch);
 	free(s->w.wsize);
+	free(s->w.table_group);
+	free(s->w.group_w);
+	free(s->w.slice_weight);
+	s->w.table_group = s->w.group_w = s->w.slice_weight = NULL;
 	free(s->w.slice_of);
 	free(s->w.toucher);
 	free(s->w.frac_cache);
@@ -547,6 +644,38 @@ void workload_free(struct sim *s)
 	s->w.class_pages = NULL;
 	s->w.task_rate = s->w.mm_rate = s->w.user_frac = s->w.lat_cache = s->w.wsize = NULL;
 	s->w.lat_stale = NULL;
+}
+
+void workload_table_setup(struct vm_area_struct *vma, struct pte_table *t)
+{
+	const struct sim *s = vma->vm_mm->sim;
+	uint64_t ti = (uint64_t)(t - vma->tables);
+	struct layout l;
+	VM_BUG_ON(t->rank); /* set up once */
+	compute_layout(s, &l);
+	struct table_ident id = table_ident(s, vma, &l, ti);
+	table_ident_set(t, &id);
+	/* the one kind of table populate_vma leaves unwritten: lazy, of
+	 * small pages, all on its home node */
+	t->lazy = true;
+	t->home_nid = vma->table_home[ti];
+}
+
+const struct pte_table *workload_table_view(const struct vm_area_struct *vma, uint32_t ti,
+					    struct pte_table *buf)
+{
+	const struct pte_table *t = &vma->tables[ti];
+	if (t->rank)
+		return t;
+	const struct sim *s = vma->vm_mm->sim;
+	struct layout l;
+	compute_layout(s, &l);
+	struct table_ident id = table_ident(s, vma, &l, ti);
+	*buf = *t;
+	table_ident_set(buf, &id);
+	buf->lazy = true;
+	buf->home_nid = vma->table_home[ti];
+	return buf;
 }
 
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t)
@@ -1602,6 +1731,7 @@ void workload_pool_offer(struct sim *s, struct vm_area_struct *vma, struct pte_t
 void workload_table_sync(struct vm_area_struct *vma, struct pte_table *t)
 {
 	struct sim *s = vma->vm_mm->sim;
+	VM_BUG_ON(!t->rank); /* reached through pte_table_of or table_of_id */
 	if (touch_in_bulk(&s->w.touch, t->group))
 		user_touch_bulk_end(s, t->group); /* its faults so far, before the path looks */
 	if (t->lazy)
@@ -1755,58 +1885,32 @@ static void refresh_page_rates(struct sim *s)
 
 /* ---- touch groups ---------------------------------------------------------- */
 
-/* A table's touch group: its owner's slice, or its process's shared region
- * (with map_shared, the process's own mapping of the common store). */
-static inline uint32_t table_group(const struct sim *s, const struct vm_area_struct *vma,
-				   const struct pte_table *t)
-{
-	return t->owner >= 0 ? (uint32_t)t->owner : (uint32_t)(s->nr_tasks + vma->vm_mm->id);
-}
-
+/* The touch groups from what populate_vma gathered per table: each table's
+ * group (in table id order, the order touch_init ranks them in), each
+ * group's weighted size and its tables' one weight. */
 static int build_groups(struct sim *s)
 {
 	struct touch_model *tm = &s->w.touch;
 	uint32_t n = (uint32_t)(s->nr_tasks + s->nr_mms), total = s->nr_tables;
-	uint32_t *group = calloc(total ? total : 1, sizeof(uint32_t));
-	uint32_t *rank = malloc(sizeof(uint32_t) * (total ? total : 1));
 	int rc = -1;
-	if (!group || !rank)
-		goto out;
-	for (uint32_t id = 0; id < total; id++) {
-		struct vm_area_struct *vma = s->table_vma[id];
-		group[id] = table_group(s, vma, &vma->tables[id - vma->first_table_id]);
-	}
-	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, group, rank, s->seed) ||
+	/* the ranks touch_init gives are those a table's struct gets
+	 * (table_ident): the checker compares (mm/debug.c, check_groups) */
+	if (touch_init(tm, &s->e, n, (uint32_t)s->nr_tasks, total, s->w.table_group, NULL, s->seed) ||
 	    (!s->exact && touch_pool_init(tm, total, s->seed)) ||
 	    (s->exact && touch_ahead_init(tm)))
 		goto out;
-	s->w.wsize = calloc(n ? n : 1, sizeof(double));
-	if (!s->w.wsize)
-		goto out;
-	for (uint32_t id = 0; id < total; id++) {
-		struct vm_area_struct *vma = s->table_vma[id];
-		uint32_t ti = id - vma->first_table_id;
-		struct pte_table *t = &vma->tables[ti];
-		uint64_t pages = vma_pages(vma) - (uint64_t)ti * PAGES_PER_PMD;
-		t->group = group[id];
-		t->rank = rank[id];
-		s->w.wsize[group[id]] += (double)t->weight *
-					 (double)(pages < PAGES_PER_PMD ? pages : PAGES_PER_PMD);
-		/* a slice's faults may go without a table only if its pages
-		 * weigh alike: its first table's weight, 0 once one differs
-		 * (ranks follow the ids, so rank 1 comes first) */
-		if (tm->lazy_w && group[id] < tm->nr_slices) {
-			uint32_t *w = &tm->lazy_w[group[id]];
-			*w = rank[id] == 1 || *w == t->weight ? t->weight : 0;
-		}
-	}
+	/* a slice's faults may go without a table only if its pages weigh
+	 * alike: its first table's weight, 0 once one differs */
+	for (uint32_t g = 0; tm->lazy_w && g < tm->nr_slices; g++)
+		tm->lazy_w[g] = s->w.group_w[g];
 	for (uint32_t g = 0; g < n; g++)
 		tm->timer[g] = touch_timer_id(s, (int)g);
 	for (int i = 0; i < s->nr_tasks; i++)
 		tm->owner_cpu[i] = -1; /* until it runs (sched_start) */
 	rc = 0;
 out:
-	free(group);
-	free(rank);
+	free(s->w.table_group);
+	free(s->w.group_w);
+	s->w.table_group = s->w.group_w = NULL;
 	return rc;
 }

@@ -189,6 +189,16 @@ struct workload {
 	double total_ops;            /* operations completed by all threads */
 	uint64_t populated_pages;    /* first-touched at set-up ... */
 	uint64_t unmapped_pages;     /* ... of them unmapped again (partial unmaps) */
+	/* Set-up's, from the one pass over the tables that places their pages
+	 * (populate_vma), for build_groups and tlb_refill_init: no later pass
+	 * reads every table's struct, which a lazy table does not have yet. */
+	uint32_t *table_group;       /* [table id]: its touch group (freed by build_groups) */
+	uint32_t *group_w;           /* [group]: its tables' one weight, 0 if they differ */
+	uint64_t pmd_tables;         /* the first process's tables mapped by a huge PMD */
+	/* [j]: the access weight of table j of a slice (access_table_weight:
+	 * every slice has the same size, so the same weights), for set-up and
+	 * a table's struct set up later */
+	uint32_t *slice_weight;
 };
 
 struct sim;
@@ -219,6 +229,11 @@ void workload_page_zapped(struct sim *s, struct vm_area_struct *vma, uint64_t ad
 void workload_page_refault(struct sim *s, struct vm_area_struct *vma, uint64_t addr, int nid);
 /* Write a lazily built table's pages and PTEs (their first-touch state). */
 void workload_materialize_table(struct vm_area_struct *vma, struct pte_table *t);
+/* Table @ti of @vma as set up, for a reader that must not write (the
+ * invariant checker): the table itself, or, if its struct is not set up
+ * yet, what workload_table_setup would fill in, in @buf. */
+const struct pte_table *workload_table_view(const struct vm_area_struct *vma, uint32_t ti,
+					    struct pte_table *buf);
 /* Integrate throughput up to @now: every running task's user time since
  * it was last settled (workload_account_task, also when it leaves its
  * CPU), at the memory latency of its current placement. */

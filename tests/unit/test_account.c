@@ -115,7 +115,7 @@ static void kept_rates_match_recomputed(bool limited)
 			struct vm_area_struct *vma = NULL;
 			for (int v = 0; v < w[j]->mms[0].nr_vmas; v++) {
 				struct vm_area_struct *c = &w[j]->mms[0].vmas[v];
-				if ((c->tables[0].owner >= 0) == (step == 0))
+				if ((pte_table_of(c, c->vm_start)->owner >= 0) == (step == 0))
 					vma = c;
 			}
 			assert_non_null(vma);

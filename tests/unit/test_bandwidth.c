@@ -136,7 +136,7 @@ static void move_page(struct sim *s, bool slice, int times)
 {
 	struct vm_area_struct *vma = NULL;
 	for (int v = 0; v < s->mms[0].nr_vmas; v++)
-		if ((s->mms[0].vmas[v].tables[0].owner >= 0) == slice)
+		if ((pte_table_of(&s->mms[0].vmas[v], s->mms[0].vmas[v].vm_start)->owner >= 0) == slice)
 			vma = &s->mms[0].vmas[v];
 	assert_non_null(vma);
 	workload_page_moved(s, vma, vma->vm_start, times % 2, 1 - times % 2, 1);

@@ -142,7 +142,7 @@ static struct migrate_call *start_call(struct sim *s, bool move_all, bool flush_
 	struct task_struct *caller = &s->tasks[s->nr_tasks - 1];
 	assert_true(caller->syscall_caller);
 	caller->call = calloc(1, sizeof(*caller->call));
-	caller->mctx = calloc(1, sizeof(*caller->mctx));
+	task_mctx(s, caller);
 	assert_non_null(caller->call);
 	assert_non_null(caller->mctx);
 	*caller->call = (struct migrate_call){ .mm_id = 0, .from = 0, .to = 1, .reason = MR_SYSCALL,

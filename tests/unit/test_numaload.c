@@ -755,7 +755,8 @@ static void check_layout(const char *text)
 			struct vm_area_struct *vma = &s->mms[p].vmas[v];
 			enum nl_region region = (enum nl_region)vma->region;
 			for (uint32_t k = 0; k < vma->nr_tables; k++) {
-				struct pte_table *t = &vma->tables[k];
+				struct pte_table buf; /* as set up: a lazy table's struct is not written yet */
+				const struct pte_table *t = workload_table_view(vma, k, &buf);
 				uint64_t chunk = vma->store_pgoff / NL_PMD_PAGES + k;
 				int owner = nl_table_owner(&l, region, chunk);
 				assert_int_equal(owner < 0 ? -1 : p * w->threads + owner, t->owner);

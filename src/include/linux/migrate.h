@@ -31,10 +31,11 @@ enum folio_mig_state {
 	MIG_QUEUED,      /* a split piece waiting for its batch */
 };
 
-/* migrate_pages()'s lists, carried across the two halves. */
+/* migrate_pages()'s lists, carried across the two halves.  A task's is
+ * zero-filled memory until its first migration (sim.mctx_pool): the lists
+ * come last, the states before the folios, so that a migration of a few
+ * folios writes one 4 KiB page of it, not all 17 KiB. */
 struct migrate_ctx {
-	struct folio folios[MAX_MIGRATE_FOLIOS];
-	unsigned char state[MAX_MIGRATE_FOLIOS];
 	int nr;                      /* folios in the list, split pieces appended */
 	int nr_input;                /* of them, the caller's (the rest are pieces) */
 	int target_nid;
@@ -49,6 +50,8 @@ struct migrate_ctx {
 	bool setup_prepaid;          /* the caller's step already charged migrate_setup_ns */
 	bool old_thp_path;           /* v5.12's migrate_misplaced_transhuge_page */
 	bool promote;                /* a hint fault's move from a slow tier to the top one */
+	unsigned char state[MAX_MIGRATE_FOLIOS];
+	struct folio folios[MAX_MIGRATE_FOLIOS];
 };
 
 struct sim;

@@ -26,9 +26,23 @@ static inline uint64_t vma_store_idx(const struct vm_area_struct *vma, uint64_t 
 {
 	return vma->store_pgoff + pte_index(vma, addr);
 }
+/* Simulator: fill in the struct of table @t of @vma, not set up yet
+ * (struct pte_table), from the layout (workload/workload.c). */
+void workload_table_setup(struct vm_area_struct *vma, struct pte_table *t);
+/* Table @ti of @vma, its struct set up on first use.  The kernel paths
+ * take a table through here (pte_table_of, table_of_id); the touch model
+ * indexes tables itself, but only tables a path has made PROT_NONE, and
+ * the invariant checker reads one not set up through workload_table_view. */
+static inline struct pte_table *vma_pte_table(struct vm_area_struct *vma, uint64_t ti)
+{
+	struct pte_table *t = &vma->tables[ti];
+	if (__builtin_expect(!t->rank, 0))
+		workload_table_setup(vma, t);
+	return t;
+}
 static inline struct pte_table *pte_table_of(struct vm_area_struct *vma, uint64_t addr)
 {
-	return &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT];
+	return vma_pte_table(vma, (addr - vma->vm_start) >> PMD_SHIFT);
 }
 
 /* mm/folio.c: folio_likely_mapped_shared (v6.9 .. v6.14): the estimate from

@@ -146,7 +146,15 @@ struct folio page_folio(struct folio_store *fs, uint64_t idx);
 /* One PTE table (512 PTEs, 2 MiB of a VMA).  The PROT_NONE bitmaps split by
  * the workload's hot bit are derived state that lets a touch group pick
  * the k-th PROT_NONE page in O(8) words; set_pte_at() keeps them, and the
- * group's counts, in step. */
+ * group's counts, in step.
+ *
+ * Simulator: a lazily built table of small pages is not written at set-up
+ * (its struct stays zero, rank 0, in a zero-filled mapping that costs
+ * nothing until written): owner, weight, group and rank follow from the
+ * layout and the home node was kept in vm_area_struct.table_home, and
+ * pte_table_of() fills them in when a path first reaches the table
+ * (workload_table_setup), as the kernel allocates a page table on the
+ * first fault below its PMD. */
 struct pte_table {
 	uint64_t protnone_hot[8];
 	uint64_t protnone_cold[8];
@@ -161,7 +169,8 @@ struct pte_table {
 	int32_t owner;           /* index of the thread whose slice this is, or -1 */
 	uint32_t group;          /* its touch group (workload/touch.h) */
 	uint32_t weight;         /* the workload's access density per page here (touch_count) */
-	uint32_t rank;           /* 1-based position among its touch group's tables */
+	uint32_t rank;           /* 1-based position among its touch group's tables;
+				  * 0: not set up yet (see above) */
 	uint64_t ptl_free_at;    /* PTL held until this time (ns) */
 	uint64_t aged_at;        /* its toucher's clock when kswapd's LRU hand last passed (mm/vmscan.c) */
 };
@@ -199,6 +208,8 @@ struct vm_area_struct {
 	uint64_t store_pgoff;          /* first store page mapped at vm_start */
 	pte_t *ptes;                   /* one per page */
 	struct pte_table *tables;      /* one per 2 MiB */
+	uint8_t *table_home;           /* simulator: per table, a lazy table's home node,
+					* until its struct is set up (struct pte_table) */
 	uint32_t nr_tables;
 	uint32_t first_table_id;       /* global table index of tables[0] */
 	int region;                    /* workload region this VMA belongs to */

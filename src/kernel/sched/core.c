@@ -533,8 +533,7 @@ static void prepare_call(struct sim *s, struct task_struct *p, uint64_t now)
 	bool back = w->migrate_back_and_forth && (p->calls_made & 1);
 	if (!p->call && !(p->call = calloc(1, sizeof(*p->call))))
 		abort();
-	if (!p->mctx && !(p->mctx = calloc(1, sizeof(*p->mctx))))
-		abort();
+	task_mctx(s, p);
 	*p->call = (struct migrate_call){
 		.mm_id = w->migrate_process,
 		.from = back ? w->migrate_to : w->migrate_from,

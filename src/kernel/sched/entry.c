@@ -154,8 +154,7 @@ void task_step(struct sim *s, struct task_struct *p, uint64_t now)
 		act_at(s, p, task_numa_work_step(s, p) ? ACT_SCAN : ACT_RETURN);
 		break;
 	case ACT_MIGRATE_UNMAP:
-		if (!p->mctx && !(p->mctx = calloc(1, sizeof(*p->mctx))))
-			abort();
+		task_mctx(s, p);
 		record_migration(s, p);
 		p->fault.unmap_time = now;
 		migrate_misplaced_folio_begin(s, p->mctx, p->fault.folio, p->fault.target_nid);

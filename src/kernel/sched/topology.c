@@ -19,6 +19,41 @@ static int dom_key(const struct machine *m, enum sd_kind kind, bool whole, int c
 	}
 }
 
+/* One stable counting-sort pass: @in's n CPUs into @out by @key (0 ..
+ * @nr - 1), in their order within a key. */
+static int count_pass(int *out, const int *in, const int *key, int nr, int n)
+{
+	int *at = calloc((size_t)nr + 1, sizeof(int));
+	if (!at)
+		return -1;
+	for (int i = 0; i < n; i++)
+		at[key[in[i]] + 1]++;
+	for (int d = 0; d < nr; d++)
+		at[d + 1] += at[d];
+	for (int i = 0; i < n; i++)
+		out[at[key[in[i]]]++] = in[i];
+	free(at);
+	return 0;
+}
+
+/* The n CPUs into @cpus by (@key, @group if not NULL, number). */
+static int sort_cpus(int *cpus, const int *key, int nr_key, const int *group, int nr_group, int n)
+{
+	int *by_number = malloc(sizeof(int) * (size_t)n), *by_group = malloc(sizeof(int) * (size_t)n);
+	int rc = -1;
+	if (!by_number || !by_group)
+		goto out;
+	for (int c = 0; c < n; c++)
+		by_number[c] = c;
+	if (group && count_pass(by_group, by_number, group, nr_group, n))
+		goto out;
+	rc = count_pass(cpus, group ? by_group : by_number, key, nr_key, n);
+out:
+	free(by_number);
+	free(by_group);
+	return rc;
+}
+
 struct level_spec {
 	enum sd_kind kind;
 	bool whole;
@@ -52,24 +87,15 @@ static int add_level(struct sched_topology *t, const struct machine *m, struct l
 	if (!mp->cpus || !mp->dom_start || !mp->grp_start)
 		return -1;
 	/* list CPUs by domain, then by their child domain (the group), then
-	 * by number: a stable counting sort on (domain, group) */
-	int k = 0;
-	for (int d = 0; d < nr_dom; d++) {
-		int first = k;
-		if (l == 0) {
-			for (int c = 0; c < n; c++)
-				if (key[c] == d)
-					mp->cpus[k++] = c;
-		} else {
-			const struct sd_map *ch = &t->map[l - 1];
-			for (int g = 0; g < ch->nr_dom; g++)
-				for (int c = 0; c < n; c++)
-					if (key[c] == d && ch->dom_id[c] == g)
-						mp->cpus[k++] = c;
-		}
-		for (int i = first; i < k; i++)
-			mp->dom_start[mp->cpus[i]] = first;
-	}
+	 * by number: a stable counting sort on the group, then on the domain
+	 * (linear in the CPUs: a scan per (domain, group) pair was quadratic,
+	 * 67 M steps at 4,096 CPUs) */
+	const struct sd_map *ch = l ? &t->map[l - 1] : NULL;
+	if (sort_cpus(mp->cpus, key, nr_dom, ch ? ch->dom_id : NULL, ch ? ch->nr_dom : 1, n))
+		return -1;
+	for (int i = 0; i < n; i++)
+		mp->dom_start[mp->cpus[i]] = i && key[mp->cpus[i]] == key[mp->cpus[i - 1]]
+						     ? mp->dom_start[mp->cpus[i - 1]] : i;
 	int gw = l == 0 ? 1 : t->level[l - 1].span_weight;
 	for (int i = 0; i < n; i++)
 		mp->grp_start[mp->cpus[i]] = mp->dom_start[mp->cpus[i]] +
