@@ -161,8 +161,7 @@ static void test_migration_entry_needs_its_migration(void **state)
 	struct task_struct *p = &s->tasks[2]; /* on node 1; the memory is on node 0 */
 	struct folio f = page_folio(&s->stores[0], 11);
 	testsim_enter(s, 2, NSEC_PER_SEC);
-	p->mctx = calloc(1, sizeof(*p->mctx));
-	assert_non_null(p->mctx);
+	assert_non_null(task_mctx(s, p)); /* its slot of the sim's array: freed with it */
 	assert_int_equal(migrate_misplaced_folio_prepare(s, f, testsim_vma(s), 1), 0);
 	migrate_misplaced_folio_begin(s, p->mctx, f, 1);
 	assert_true(is_migration_entry(*testsim_pte(s, 11)));

@@ -268,7 +268,7 @@ static void test_unit_below_same_verdict(void **state)
 	(void)state;
 	const double step = 1.0 / 9007199254740992.0;
 	const double ps[] = { 0.0, -0.0, -1.0, 1.0, 1.5, step, 2 * step, 0.5, 0.999, 1 - step,
-			      0.0 / 0.0 };
+			      NAN };
 	const uint64_t ks[] = { 0, 1, 2, 1ull << 52, (1ull << 53) - 2, (1ull << 53) - 1 };
 	unsigned checked = 0;
 	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
