@@ -76,10 +76,11 @@ numa_migrate_check(struct sim *s, struct folio folio, struct vm_fault *vmf, int 
 		count_vm_event(s, NUMA_HINT_FAULTS_LOCAL);
 		vma->vm_mm->hint_faults_local++;
 		*flags |= TNF_FAULT_LOCAL;
-		/* mpol_misplaced's answer without the call: a folio already on
-		 * this node is in the policy's nodes (MPOL_PREFERRED's and a
-		 * balancing MPOL_BIND's alike), and it returns NUMA_NO_NODE
-		 * before anything else (most hint faults are local) */
+		/* mpol_misplaced's answer without the call (most hint faults
+		 * are local): for a folio already on this node, its first two
+		 * tests -- this node outside a balancing MPOL_BIND's nodes, or
+		 * the folio on this node -- return NUMA_NO_NODE, with nothing
+		 * else done */
 		return NUMA_NO_NODE;
 	}
 	return mpol_misplaced(folio, vma, vmf->address);

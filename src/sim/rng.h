@@ -65,7 +65,7 @@ static inline uint64_t rng_unit_bits(struct rng *r)
 /* The bound on rng_unit_bits below which the draw's u is not at least
  * @p (!(u >= p): u < p, or p NaN): u = k 2^-53 exactly, so u >= p iff
  * k >= p 2^53 (exact: a power of two), iff k is at least its ceiling.  A
- * p above 1 or NaN passes every draw, a p of 0 or less none.  For a loop
+ * p of 1 or more or NaN passes every draw, a p of 0 or less none.  For a loop
  * that compares draws with the same p many times, without a conversion
  * per draw. */
 static inline uint64_t rng_unit_below(double p)

@@ -268,16 +268,18 @@ static void test_change_pte_range_small_folio_tests(void **state)
 /* The loop takes eight PTEs at a time when all eight change and page by
  * page otherwise: over a table of mixed PTEs (none, PROT_NONE, present
  * with young, dirty and write bits) and pages (pinned, dirty, mapped twice in the
- * COW mapping), each in runs of every length so that eight-blocks are
+ * COW mapping), in anonymous memory and in file memory (where a dirty page is
+ * refused), each in runs of every length so that eight-blocks are
  * whole, broken and mixed, every PTE ends as the test page by page says
  * and the count is theirs. */
-static void test_change_pte_range_by8_same_as_page_by_page(void **state)
+static void by8_same_as_page_by_page(void **state, bool anon)
 {
 	struct sim *s = mk(state);
 	struct vm_area_struct *vma = testsim_vma(s);
 
 	testsim_enter(s, 0, NSEC_PER_SEC);
 	change_prot_numa(vma, vma->vm_start, vma->vm_start + PMD_SIZE); /* materialize the table */
+	vma->store->anon = anon; /* file memory: a dirty folio is left alone */
 	struct page_state *pg = &vma->store->pg[vma->store_pgoff];
 	struct prot_numa_test pt;
 	prot_numa_test_init(&pt, vma, false);
@@ -291,13 +293,16 @@ static void test_change_pte_range_by8_same_as_page_by_page(void **state)
 		unsigned len = 1 + (unsigned)(x % 20), kind = (unsigned)(x >> 8) % 4;
 		unsigned page = (unsigned)(x >> 16) % 8; /* mostly plain pages */
 		for (unsigned k = 0; k < len && p < PTRS_PER_PTE; k++, p++) {
+			/* the first two blocks all present, one with a dirty
+			 * page, the other with a page mapped twice */
+			unsigned kd = p < 16 ? 0 : kind, pgk = p < 16 ? (p == 3 ? 2 : p == 12 ? 3 : 0) : page;
 			/* a page's hot bit is the workload's: it stays */
 			pte_t hot = *testsim_pte(s, p) & PTE_SIM_HOT;
 			set_pte_at(vma, testsim_addr(s, p), testsim_pte(s, p),
-				   kinds[kind] | (kinds[kind] ? hot : 0));
+				   kinds[kd] | (kinds[kd] ? hot : 0));
 			pg[p].flags &= (uint8_t) ~(FOLIO_PINNED | FOLIO_DIRTY);
-			pg[p].flags |= page == 1 ? FOLIO_PINNED : page == 2 ? FOLIO_DIRTY : 0;
-			pg[p].mapcount = page == 3 ? 2 : 1;
+			pg[p].flags |= pgk == 1 ? FOLIO_PINNED : pgk == 2 ? FOLIO_DIRTY : 0;
+			pg[p].mapcount = pgk == 3 ? 2 : 1;
 			pte_t old = *testsim_pte(s, p);
 			bool change = (old & PTE_PRESENT) && prot_numa_test_small(&pt, pg[p], vma->store->anon);
 			want[p] = change ? pte_mkprotnone(old) : old;
@@ -315,6 +320,16 @@ static void test_change_pte_range_by8_same_as_page_by_page(void **state)
 	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, count_protnone(s, 0, PTRS_PER_PTE));
 }
 
+static void test_change_pte_range_by8_same_as_page_by_page(void **state)
+{
+	by8_same_as_page_by_page(state, true);
+}
+
+static void test_change_pte_range_by8_same_as_page_by_page_file(void **state)
+{
+	by8_same_as_page_by_page(state, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_prot_numa_test_small_matches_folio_test),
 		cmocka_unit_test_teardown(test_change_pte_range_small_folio_tests, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_by8_same_as_page_by_page, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_by8_same_as_page_by_page_file, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_only_changed_ptes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_gathers_first_to_last_changed, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_pte_range_all_protnone_changes_nothing, testsim_teardown),

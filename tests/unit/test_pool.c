@@ -124,9 +124,18 @@ static void test_settle_of_every_page_moves_the_stream_as_drawing_does(void **st
 		task_fault_pooled(s, p, vma, t, k >= cold, NSEC_PER_SEC + 1000 * (uint64_t)(k + 1));
 	assert_int_equal(pool_of(s, 1)->done[0], cold);
 	assert_int_equal(pool_of(s, 1)->done[1], hot);
+	/* each PTE as numa_rebuild_single_mapping leaves it */
+	pte_t want[PTRS_PER_PTE], write = (vma->vm_flags & VM_WRITE) ? PTE_WRITE : 0;
+	for (uint64_t i = 0; i < PTRS_PER_PTE; i++) {
+		pte_t old = *testsim_pte(s, PTRS_PER_PTE + i);
+		assert_true(pte_protnone(old));
+		want[i] = (pte_t)(PTE_PRESENT | PTE_YOUNG | (old & (PTE_DIRTY | PTE_SIM_HOT)) | write);
+	}
 	uint64_t ctr = tm->pool_ctr;
 	workload_pool_settle(vma, t);
 	assert_int_equal(tm->pool_ctr - ctr, PTRS_PER_PTE);
+	for (uint64_t i = 0; i < PTRS_PER_PTE; i++)
+		assert_int_equal(*testsim_pte(s, PTRS_PER_PTE + i), want[i]);
 	assert_int_equal(protnone_ptes(s, 1), 0);
 	assert_int_equal(t->nr_protnone_hot + t->nr_protnone_cold, 0);
 	for (unsigned w = 0; w < PTRS_PER_PTE / 64; w++)

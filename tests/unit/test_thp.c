@@ -405,6 +405,25 @@ static void test_change_pte_range_mixed_orders(void **state)
 	assert_true(got > want - 1e-6 && got < want + 1e-6);
 }
 
+/* A large folio's verdict is its head's: with its head pinned, none of its
+ * PTEs in the range changes, even when the range starts at its tails
+ * (eight of them, whose own words carry only the order: the scanner's
+ * eight-PTE step leaves a block with an order bit to the folio test);
+ * every other PTE in the range does. */
+static void test_change_pte_range_pinned_large_folio_in_blocks(void **state)
+{
+	struct sim *s = mkc(state, "v7.3", cfg_mthp_64k);
+	struct vm_area_struct *vma = testsim_vma(s);
+	struct folio f = folio_at(s, 64);
+	assert_int_equal(folio_order(f), 4);
+	f.fs->pg[f.idx].flags |= FOLIO_PINNED;
+	testsim_enter(s, 0, NSEC_PER_SEC);
+	unsigned long n = change_prot_numa(vma, testsim_addr(s, 72), vma->vm_start + PMD_SIZE);
+	assert_int_equal(n, PTRS_PER_PTE - 80);
+	for (uint64_t p = 0; p < PTRS_PER_PTE; p++)
+		assert_int_equal(pte_protnone(*testsim_pte(s, p)), p >= 80);
+}
+
 static void test_large_pte_folio_migrates_whole(void **state)
 {
 	struct sim *s = mkc(state, "v7.3", cfg_mthp_64k);
@@ -537,6 +556,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_allowable_orders_by_knob, testsim_teardown),
 		cmocka_unit_test(test_suitable_order_alignment),
 		cmocka_unit_test_teardown(test_change_pte_range_mixed_orders, testsim_teardown),
+		cmocka_unit_test_teardown(test_change_pte_range_pinned_large_folio_in_blocks, testsim_teardown),
 		cmocka_unit_test_teardown(test_first_touch_order_and_fallback, testsim_teardown),
 		cmocka_unit_test_teardown(test_first_touch_defrag_modes, testsim_teardown),
 		cmocka_unit_test_teardown(test_change_huge_pmd_counts_one_update, testsim_teardown),
