@@ -22,6 +22,14 @@ static void slices(struct sim *s)
 	s->w.p.private_access_share = 1;
 }
 
+/* No hot set: every touch is of a cold page. */
+static void slices_cold(struct sim *s)
+{
+	slices(s);
+	s->w.p.hot_fraction = 0;
+	s->w.p.hot_access_share = 0;
+}
+
 static void slices_exact(struct sim *s)
 {
 	slices(s);
@@ -417,6 +425,50 @@ static void test_bulk_stops_when_the_next_fault_would_act(void **state)
 	assert_int_equal(tm->bulk[t->group], 0);
 }
 
+/* A slice with no hot set takes the bulk loop's cold-only variant (no hot
+ * weight, the thinning compared as an integer): its faults are the touch
+ * process's draws one by one -- an exponential gap at the PROT_NONE pages'
+ * rate, a uniform against the user share (below: kept; else lost to an
+ * interrupt handler) -- with the owner busy for each kept fault.  Drawn
+ * here by the same rules, the counts and the stream's position agree. */
+static void test_cold_slice_bulk_is_the_draws_one_by_one(void **state)
+{
+	struct sim *s = mk(state, slices_cold);
+	struct touch_model *tm = &s->w.touch;
+	struct pte_table *t = pooled_slice_touched(s, 2);
+	uint32_t g = t->group;
+	assert_int_equal(tm->bulk[g], 1);
+	assert_int_equal(tm->lazy_w[g], 1);
+	assert_true(tm->rate[2 * g] == 0 && tm->pn_hot[g] == 0);
+	s->w.user_frac[s->w.toucher[g]] = 0.75; /* a quarter of the touches lost */
+	const double frac = 0.75, rate = tm->rate[2 * g + 1];
+	const uint64_t whole = ns_from_double(s->m.cost.hint_fault_ns);
+	const uint64_t from = tm->bulk_from[g], upto = from + 2 * half_life_ns(s, g);
+	struct rng r = { tm->key[g], tm->ctr[g] };
+	uint64_t pn = tm->pn_cold[g];
+	unsigned long long kept = 0, lost = 0;
+	for (uint64_t at = from; pn;) {
+		uint64_t when = touch_next_at(&r, rate * pn_double(pn), at, s->e.duration_ns);
+		if (when > upto)
+			break;
+		if (rng_unit(&r) >= frac) {
+			lost++;
+			at = when;
+			continue;
+		}
+		kept++;
+		pn -= tm->lazy_w[g];
+		at = when + whole;
+	}
+	assert_true(kept > 20 && lost > 5); /* a test that can fail */
+	unsigned long long bulk0 = s->st.hint_faults_bulk, lost0 = s->st.hint_faults_lost;
+	user_touch_bulk(s, g, upto);
+	assert_int_equal(s->st.hint_faults_bulk - bulk0, kept);
+	assert_int_equal(s->st.hint_faults_lost - lost0, lost);
+	assert_int_equal(tm->ctr[g], r.ctr);
+	assert_invariants(s);
+}
+
 static void test_exact_mode_draws_no_bulk(void **state)
 {
 	struct sim *s = mk(state, slices_exact);
@@ -443,6 +495,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bulk_ends_when_the_owner_enters_the_kernel, testsim_teardown),
 		cmocka_unit_test_teardown(test_bulk_ends_before_the_owner_leaves_its_cpu, testsim_teardown),
 		cmocka_unit_test_teardown(test_bulk_stops_when_the_next_fault_would_act, testsim_teardown),
+		cmocka_unit_test_teardown(test_cold_slice_bulk_is_the_draws_one_by_one, testsim_teardown),
 		cmocka_unit_test_teardown(test_exact_mode_draws_no_bulk, testsim_teardown),
 	};
 	return cmocka_run_group_tests_name("pool", tests, NULL, NULL);
