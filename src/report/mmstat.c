@@ -105,30 +105,83 @@ double mmstat_cidiff(double new_mean, double new_ci, double base_mean, double ba
 	return sum == 0 ? diff : diff / sum;
 }
 
-/* Student's t quantile t(0.975, df) for df = 1..30, then 40, 60, 120 (the
- * rows of a printed table, to 6 digits). */
-static const double t975_small[30] = {
-	12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
-	2.262157, 2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905,
-	2.109816, 2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
-	2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
-};
+/* The regularized incomplete beta function I_x(a, b), from its continued
+ * fraction (the even and odd terms of the classical expansion, evaluated
+ * from the front by the modified Lentz method), on the side of the
+ * symmetry I_x(a, b) = 1 - I_(1-x)(b, a) where the fraction converges in a
+ * few dozen terms: x < (a + 1) / (a + b + 2). */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-16;
+	double c = 1, d = 1 - (a + b) * x / (a + 1);
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	double f = d;
+	for (int m = 1; m <= 400; m++) {
+		double am = a + 2 * m;
+		/* even term m (b - m) x / ((a + 2m - 1)(a + 2m)), then odd term
+		 * -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
+		double terms[2] = { m * (b - m) * x / ((am - 1) * am),
+				    -(a + m) * (a + b + m) * x / (am * (am + 1)) };
+		for (int k = 0; k < 2; k++) {
+			d = 1 + terms[k] * d;
+			c = 1 + terms[k] / c;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = fabs(c) < tiny ? tiny : c;
+			f *= c * d;
+			if (k == 1 && fabs(c * d - 1) < eps)
+				return f;
+		}
+	}
+	return f;
+}
+
+static double incomplete_beta(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	/* x^a (1 - x)^b / B(a, b), in logs */
+	double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+/* P(T > t) for Student's t with @df degrees of freedom and t >= 0. */
+static double t_upper_tail(double t, double df)
+{
+	return 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
 
 double mmstat_t975(double df)
 {
 	if (!(df >= 1))
 		return NAN;
-	/* Round down to a row, as one does with a printed table: a smaller
-	 * df has a larger quantile, so the test can only be stricter. */
-	if (df < 31)
-		return t975_small[(int)df - 1];
-	if (df < 40)
-		return t975_small[29];
-	if (df < 60)
-		return 2.021075;
-	if (df < 120)
-		return 2.000298;
-	return 1.979930;
+	if (df >= 1000) {
+		/* the expansion in 1/df about the normal quantile z (Abramowitz
+		 * and Stegun 26.7.5): its next term is below 1e-16 here, where the
+		 * continued fraction would need thousands of terms */
+		const double z = MMSTAT_QNORM_975, z2 = z * z;
+		double g1 = z * (z2 + 1) / 4;
+		double g2 = z * ((5 * z2 + 16) * z2 + 3) / 96;
+		double g3 = z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / 384;
+		double g4 = z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / 92160;
+		return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+	}
+	/* the tail falls with t: bisect [0, 13] (t(0.975, 1) = 12.706) down
+	 * to the last bit */
+	double lo = 0, hi = 13;
+	for (int i = 0; i < 200 && lo < hi; i++) {
+		double mid = lo + (hi - lo) / 2;
+		if (mid <= lo || mid >= hi)
+			break;
+		if (t_upper_tail(mid, df) > 0.025)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
 }
 
 int mmstat_welch(double mean_a, double sd_a, size_t n_a, double mean_b, double sd_b, size_t n_b, double *t,

@@ -42,10 +42,11 @@ double mmstat_coeffvar(const double *v, size_t n);
 double mmstat_ci_halfwidth(const double *v, size_t n);
 /* (new - base) / (new_ci + base_ci); new - base if the half-widths sum to 0. */
 double mmstat_cidiff(double new_mean, double new_ci, double base_mean, double base_ci);
-/* Student's t quantile t(0.975, df): the two-sided 95% critical value.
- * A table (df 1..30, 40, 60, 120), @df rounded down to its row, as with a
- * printed table (conservative: the quantile of a smaller df is larger);
- * 1.979930 (df 120) from 120 on.  NaN for df < 1. */
+/* Student's t quantile t(0.975, df): the two-sided 95% critical value, for
+ * any real @df >= 1 (Welch's df is fractional), from the t distribution's
+ * tail as an incomplete beta function (from df 1000 on, the expansion in
+ * 1/df about the normal quantile), to about 1e-12 relative.  NaN for
+ * df < 1. */
 double mmstat_t975(double df);
 /* Welch's two-sample t-test at 95%, two-sided, of samples a and b given by
  * their means, sample stddevs and sizes: 1 significant, 0 not, -1 when a

@@ -133,17 +133,34 @@ static void test_cidiff(void **state)
 	assert_float_equal(mmstat_cidiff(5, 0, 5, 0), 0.0, EPS);
 }
 
-/* The table's rows, df rounded down (a fractional Welch df), and the end. */
+/* t(0.975, df) at real df, against quantiles computed to 40 digits (mpmath:
+ * bisection of 1 - I_(df/(df+t^2))(df/2, 1/2) / 2 = 0.975): whole rows of
+ * the printed tables, fractional Welch df (2 seeds a side give 1 to 2),
+ * both sides of the switch to the 1/df expansion at 1000, and the normal's
+ * limit.  1e-11 relative. */
 static void test_t975(void **state)
 {
 	(void)state;
-	assert_true(fabs(mmstat_t975(1) - 12.706205) < 1e-6);
-	assert_true(fabs(mmstat_t975(1.9) - 12.706205) < 1e-6);
-	assert_true(fabs(mmstat_t975(2) - 4.302653) < 1e-6);
-	assert_true(fabs(mmstat_t975(30.5) - 2.042272) < 1e-6);
-	assert_true(fabs(mmstat_t975(45) - 2.021075) < 1e-6);
-	assert_true(fabs(mmstat_t975(1e6) - 1.979930) < 1e-6);
+	static const struct {
+		double df, q;
+	} want[] = {
+		{ 1, 12.7062047361747 },   { 1.2, 8.64882651074887 },  { 1.5, 6.01666310442793 },
+		{ 1.9, 4.52711807710033 }, { 2, 4.30265272974946 },    { 2.5, 3.57465484200368 },
+		{ 3, 3.18244630528371 },   { 5, 2.57058183563632 },    { 7.3, 2.3450667365477 },
+		{ 10, 2.22813885198627 },  { 30, 2.04227245630124 },   { 30.5, 2.04086944518632 },
+		{ 45, 2.01410338888085 },  { 120, 1.97993040508244 },  { 999.9, 1.96233931864278 },
+		{ 1000, 1.96233908082641 }, { 1e6, 1.95996635681411 }, { 1e15, 1.95996398454005 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		double q = mmstat_t975(want[i].df);
+		if (!(fabs(q - want[i].q) < 1e-11 * want[i].q))
+			fail_msg("t(0.975, %g) = %.15g, want %.15g", want[i].df, q, want[i].q);
+	}
+	/* it falls with df */
+	for (double df = 1; df < 2000; df *= 1.1)
+		assert_true(mmstat_t975(df * 1.1) < mmstat_t975(df));
 	assert_true(isnan(mmstat_t975(0.5)));
+	assert_true(isnan(mmstat_t975(NAN)));
 }
 
 static void test_welch(void **state)
@@ -159,11 +176,18 @@ static void test_welch(void **state)
 	assert_int_equal(mmstat_welch(2, sd, 2, 3, sd, 2, &t, &df), 0);
 	assert_true(fabs(t - 1 / sqrt(2)) < 1e-9 && fabs(df - 2) < 1e-9);
 	/* unequal spreads: df between min(n) - 1 and n_a + n_b - 2 */
-	assert_int_equal(mmstat_welch(10, 1, 4, 12, 0.1, 4, &t, &df), 1); /* t 3.98, df 3.06: t(3) 3.18 */
+	assert_int_equal(mmstat_welch(10, 1, 4, 12, 0.1, 4, &t, &df), 1); /* t 3.98, df 3.06: t(3.06) 3.16 */
 	assert_true(df >= 3 && df < 6);
 	/* fewer than 2 samples: no test */
 	assert_int_equal(mmstat_welch(1, NAN, 1, 5, 1, 3, &t, &df), -1);
 	assert_int_equal(mmstat_welch(1, 0, 1, 5, 1, 3, &t, &df), -1);
+	/* 2 seeds a side, stddevs 3 and 1: variances of the means 4.5 and 0.5,
+	 * df = 25 / 20.5 = 1.22, t(0.975, 1.22) = 8.4 -- a t of 9 is
+	 * significant, where a table rounded down to df 1 (12.71) would not
+	 * have it */
+	assert_int_equal(mmstat_welch(0, 3, 2, 9 * sqrt(5), 1, 2, &t, &df), 1);
+	assert_true(fabs(t - 9) < 1e-9 && fabs(df - 25 / 20.5) < 1e-12);
+	assert_true(mmstat_t975(df) > 8 && mmstat_t975(df) < 9);
 	/* no spread: equal means are not different, different ones are */
 	assert_int_equal(mmstat_welch(7, 0, 2, 7, 0, 2, &t, &df), 0);
 	assert_int_equal(mmstat_welch(7, 0, 2, 7.5, 0, 2, &t, &df), 1);
