@@ -279,8 +279,21 @@ static double axis_unit(double max, const char *unit, char *label, size_t len)
 	return 1;
 }
 
-/* The y axis of a panel whose values reach @max: its label and format;
- * returns the divisor the plot's columns must be divided by. */
+/* A tic step of 1, 2 or 5 times a power of ten, the smallest at least
+ * @raw. */
+static double tic_step(double raw)
+{
+	double p = pow(10, floor(log10(raw)));
+	double m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+/* The y axis of a panel whose values reach @max: its label, format and
+ * tics; returns the divisor the plot's columns must be divided by.  The
+ * step is at least a fifth of @max, so a panel has five or six labels
+ * however short it is: gnuplot's own choice follows the range alone, and
+ * gave the first panel of a column-wide run plot (shortened by the
+ * legend above it) ten labels one on another. */
 static double y_axis(FILE *f, const char *unit, double max)
 {
 	char label[200];
@@ -288,6 +301,10 @@ static double y_axis(FILE *f, const char *unit, double max)
 	fprintf(f, "set ylabel ");
 	put_gp_string(f, label);
 	fprintf(f, "\nset format y '%%g'\n");
+	if (max > 0 && isfinite(max))
+		fprintf(f, "set ytics %.10g\n", tic_step(max / div / 5));
+	else
+		fprintf(f, "set ytics autofreq\n");
 	return div;
 }
 
@@ -341,13 +358,18 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* The figure's panels, rows x cols, under @title (9 pt where fonts have
  * sizes, wrapped to the page). */
-static void multiplot(FILE *f, const struct plot *p, const char *title)
+static void multiplot_at(FILE *f, const struct plot *p, const char *title, const char *layout)
 {
 	fprintf(f, "set multiplot layout %d,%d title ", p->rows, p->cols);
 	put_gp_wrapped(f, title, p->line_chars);
 	if (p->fmt != FMT_TXT)
 		fprintf(f, " font ',%d'", TITLE_PT);
-	fprintf(f, "\n");
+	fprintf(f, "%s\n", layout ? layout : "");
+}
+
+static void multiplot(FILE *f, const struct plot *p, const char *title)
+{
+	multiplot_at(f, p, title, NULL);
 }
 
 /* Results whose recorded scenarios differ (beyond kernel and seed): say so
@@ -1185,6 +1207,36 @@ static void ab_footnote(FILE *f, const struct plot *p, const char *note, int lin
 	fprintf(f, " at character 1, character %d left\n", lines);
 }
 
+/* The ab figure's panels at fixed places (gnuplot's layout margins and
+ * spacing, as screen fractions): every plot area the same size, the
+ * title's lines above, @bottom text lines under the lowest row (the
+ * kernel names and the footnote), and between @stacked rows the next
+ * panel's title only (their bars share the lowest row's names).  A layout
+ * that gives each panel its own margins instead left the stacked panels of
+ * a column-wide figure a sliver each: every one kept room for the names
+ * and the footnote. */
+static void ab_layout(const struct plot *p, const char *title, int bottom, bool stacked, char *buf,
+		      size_t len)
+{
+	const double line = FONT_PT * 1.3 / 72, title_line = TITLE_PT * 1.3 / 72, chr = FONT_PT * 0.6 / 72;
+	double top = put_gp_wrapped(NULL, title, p->line_chars) * title_line + 2.6 * line;
+	double below = (bottom + 0.5) * line, gap = stacked ? 2.6 * line : 0;
+	/* on the right, room for a panel title a little wider than its panel */
+	double left = 9 * chr, right = 3 * chr;
+	/* the plot areas' share of the page, at least a fifth of it (very
+	 * long names or footnotes then crowd, but gnuplot still draws) */
+	double spare = p->h_in - top - below - (p->rows - 1) * gap;
+	if (spare < p->h_in / 5) {
+		double k = (p->h_in - p->h_in / 5) / (top + below + (p->rows - 1) * gap);
+		top *= k;
+		below *= k;
+		gap *= k;
+	}
+	snprintf(buf, len, " margins %.4f,%.4f,%.4f,%.4f spacing %.4f,%.4f", left / p->w_in,
+		 1 - right / p->w_in, below / p->h_in, 1 - top / p->h_in,
+		 p->cols > 1 ? (left + right) / p->w_in : 0, gap / p->h_in);
+}
+
 static int ab_script(FILE *f, const struct plot *p)
 {
 	char label[MAX_BARS][256];
@@ -1289,7 +1341,6 @@ static int ab_script(FILE *f, const struct plot *p)
 
 	char title[1024];
 	ab_title(p, title, sizeof(title));
-	multiplot(f, p, title);
 	/* kernel names turned where they would run into each other: a
 	 * panel's width in characters, shared by the bars */
 	int panel_chars = p->fmt == FMT_TXT ? 150 / p->cols
@@ -1299,22 +1350,40 @@ static int ab_script(FILE *f, const struct plot *p)
 	snprintf(note, sizeof(note), "published (diamond, min-max), from %s%s", source ? source : "",
 		 sources_differ ? "; other files name other sources" : "");
 	int foot = source ? put_gp_wrapped(NULL, note, p->line_chars) : 0;
+	/* the lines under the lowest panels: their kernel names, then the
+	 * footnote */
+	int bottom = (turn ? 2 + (int)(longest * 0.22) : 3) + foot;
+	/* Turned names end at their bar (rotated up to the right): turned
+	 * the other way, the last bar's ran off the page's right edge.  The
+	 * dumb terminal turns nothing: its names start at their bar, where
+	 * they overlap least. */
+	const char *xtics = !turn ? "" : p->fmt == FMT_TXT ? " rotate by -35 left" : " rotate by 35 right";
+	char layout[200] = "";
+	bool stacked = p->fmt != FMT_TXT && p->cols == 1 && p->rows > 1;
+	if (p->fmt != FMT_TXT)
+		ab_layout(p, title, bottom, stacked, layout, sizeof(layout));
+	multiplot_at(f, p, title, layout);
 	fprintf(f, "set style fill %s\n"
 		   "set boxwidth 0.6\n"
 		   "set grid ytics\n"
-		   "set xrange [-0.7:%f]\n"
-		   "set xtics nomirror scale 0%s\n"
-		   "set lmargin 8\nset rmargin 1\n"
-		   "set bmargin %d\n",
+		   "set xrange [-0.7:%f]\n",
 		/* text has no shades: outlined bars */
-		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3 + 0.2,
-		turn ? " rotate by -35 left" : "", (turn ? 2 + (int)(longest * 0.22) : 3) + foot);
+		p->fmt == FMT_TXT ? "empty border -1" : "solid 0.55 border -1", n - 0.3 + 0.2);
+	if (p->fmt == FMT_TXT)
+		fprintf(f, "set lmargin 8\nset rmargin 1\nset bmargin %d\n", bottom);
 	fprintf(f, "set linetype cycle %d\n", (int)NR_COLOURS);
 	for (size_t c = 0; c < NR_COLOURS; c++)
 		fprintf(f, "set linetype %zu lc rgb '%s'\n", c + 1, colours[c]);
 	for (int i = 0; i < p->nr_panels; i++) {
 		int q = p->panel[i];
 		int mean = 2 + 3 * q;
+		/* stacked panels share their bars' order: the names under the
+		 * lowest only */
+		bool names = !stacked || i == p->nr_panels - 1;
+		if (names)
+			fprintf(f, "set xtics nomirror scale 0%s\n", xtics);
+		else
+			fprintf(f, "unset xtics\n");
 		fprintf(f, "set title ");
 		put_gp_string(f, ab_panels[q].title);
 		fprintf(f, "\n");
@@ -1330,8 +1399,7 @@ static int ab_script(FILE *f, const struct plot *p)
 			lo[q] < 0 ? "0.05" : "0");
 		if (!bars[q]) {
 			fprintf(f, "unset xtics\nset label 1 'no data' at graph 0.5, graph 0.5 center\n"
-				   "plot -1 notitle\nunset label 1\nset xtics nomirror scale 0%s\n",
-				turn ? " rotate by -35 left" : "");
+				   "plot -1 notitle\nunset label 1\n");
 			continue;
 		}
 		/* the published ranges' source, once, under the first panel */
@@ -1344,11 +1412,12 @@ static int ab_script(FILE *f, const struct plot *p)
 		snprintf(lo_c, sizeof(lo_c), "(column(%d)/%g)", mean + 1, div);
 		snprintf(hi_c, sizeof(hi_c), "(column(%d)/%g)", mean + 2, div);
 		/* gnuplot's dumb terminal draws no box of a variable colour */
+		const char *xtic = names ? ":xtic(1)" : "";
 		if (p->fmt == FMT_TXT)
-			fprintf(f, "plot $ab using 0:%s:xtic(1) with boxes notitle, \\\n", m);
+			fprintf(f, "plot $ab using 0:%s%s with boxes notitle, \\\n", m, xtic);
 		else
-			fprintf(f, "plot $ab using 0:%s:(column(0)+1):xtic(1) with boxes lc variable notitle, \\\n",
-				m);
+			fprintf(f, "plot $ab using 0:%s:(column(0)+1)%s with boxes lc variable notitle, \\\n",
+				m, xtic);
 		/* the value over the bar (or over its error bar's top), in the
 		 * axis's unit and format */
 		/* the min-max as a line (gnuplot 5.4's yerrorbars blank a disc
@@ -1681,7 +1750,7 @@ static void page_layout(struct plot *p)
 	p->w_in = page ? PAGE_IN : COLUMN_IN;
 	p->cols = !page ? 1 : ab ? n : n < 2 ? n : 2;
 	p->rows = (n + p->cols - 1) / p->cols;
-	double panel_h = ab ? (page ? 2.3 : 1.9) : n == 1 ? (page ? 3.5 : 2.4) : fmin(2.0, 8.4 / p->rows);
+	double panel_h = ab ? (page ? 2.9 : 1.9) : n == 1 ? (page ? 3.5 : 2.4) : fmin(2.0, 8.4 / p->rows);
 	p->h_in = p->rows * panel_h + 0.5;
 	/* a title line: the page's width in 9 pt characters (0.55 em wide) */
 	p->line_chars = (int)(p->w_in * 72 / (TITLE_PT * 0.55)) - 2;

@@ -194,6 +194,51 @@ static void test_ab_published(void **state)
 	free(buf);
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *at = s; (at = strstr(at, what)); at += strlen(what))
+		n++;
+	return n;
+}
+
+/* The ab figure's plot areas at fixed places, the same size: stacked at
+ * column width, the kernel names under the lowest panel only and the
+ * others without x tics; in a row at page width, names under each.  Long
+ * names turn and end at their bar.  Each y axis has a 1-2-5 step of at
+ * least a fifth of its top: interrupts up to 210, a step of 50. */
+static void test_ab_layout(void **state)
+{
+	(void)state;
+	char path[512], *buf = NULL;
+	size_t len = 0;
+	tmp_json(path, sizeof(path), "ab", ab_json);
+	char *paths[] = { path };
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(plot_script_width(1, paths, "x.svg", NULL, "column", f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "set multiplot layout 3,1 title "));
+	assert_non_null(strstr(buf, " margins "));
+	assert_non_null(strstr(buf, " spacing 0.0000,"));
+	assert_int_equal(count_of(buf, "xtic(1)"), 1);
+	assert_int_equal(count_of(buf, "unset xtics\n"), 2);
+	assert_non_null(strstr(buf, "rotate by 35 right"));
+	assert_null(strstr(buf, "set bmargin"));
+	assert_non_null(strstr(buf, "set ytics 50\n"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(plot_script_width(1, paths, "x.svg", NULL, "page", f), 0);
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "set multiplot layout 1,3 title "));
+	assert_int_equal(count_of(buf, "xtic(1)"), 3);
+	assert_int_equal(count_of(buf, "unset xtics\n"), 0);
+	free(buf);
+}
+
 static void test_formats(void **state)
 {
 	(void)state;
@@ -222,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_ab_published),
+		cmocka_unit_test(test_ab_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
