@@ -1067,7 +1067,7 @@ static void convergence_script(FILE *f, const struct plot *p)
 	fprintf(f, "set key outside top center horizontal samplen 3 spacing 1.2 width 1\n");
 	share_panel(f, p, label, procs, 2, "hint faults that left the page local, per second");
 	fprintf(f, "unset key\n");
-	share_panel(f, p, label, procs, 3, "memory touches local to the toucher (mean over threads)");
+	share_panel(f, p, label, procs, 3, "local memory touches (mean over threads)");
 	double moves = 0;
 	for (int i = 0; i < p->nr_files; i++) {
 		size_t r;
@@ -1077,7 +1077,7 @@ static void convergence_script(FILE *f, const struct plot *p)
 			if (json_is_number(v) && json_number_value(v) > moves)
 				moves = json_number_value(v);
 	}
-	fprintf(f, "set title 'task moves to another node per second (all processes)'\n");
+	fprintf(f, "set title 'task node moves per second, all processes'\n");
 	char y[64];
 	col_expr(2, y_axis(f, "moves/s", moves), y, sizeof(y));
 	fprintf(f, "set yrange [0:*]\nset xlabel 'simulated time (s)'\nplot ");
