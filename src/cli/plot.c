@@ -1214,27 +1214,37 @@ static void ab_footnote(FILE *f, const struct plot *p, const char *note, int lin
  * panel's title only (their bars share the lowest row's names).  A layout
  * that gives each panel its own margins instead left the stacked panels of
  * a column-wide figure a sliver each: every one kept room for the names
- * and the footnote. */
-static void ab_layout(const struct plot *p, const char *title, int bottom, bool stacked, char *buf,
-		      size_t len)
+ * and the footnote.  @turned: the @n names @label are turned 35 degrees
+ * and end at their bar, so the room left of each panel (the page's left
+ * margin, the spacing between panels) must hold the part of a name that
+ * reaches past the panel's left edge. */
+static void ab_layout(const struct plot *p, const char *title, int bottom, bool stacked, bool turned,
+		      char label[][256], int n, char *buf, size_t len)
 {
 	const double line = FONT_PT * 1.3 / 72, title_line = TITLE_PT * 1.3 / 72, chr = FONT_PT * 0.6 / 72;
 	double top = put_gp_wrapped(NULL, title, p->line_chars) * title_line + 2.6 * line;
 	double below = (bottom + 0.5) * line, gap = stacked ? 2.6 * line : 0;
 	/* on the right, room for a panel title a little wider than its panel */
 	double left = 9 * chr, right = 3 * chr;
-	/* the plot areas' share of the page, at least a fifth of it (very
-	 * long names or footnotes then crowd, but gnuplot still draws) */
-	double spare = p->h_in - top - below - (p->rows - 1) * gap;
-	if (spare < p->h_in / 5) {
-		double k = (p->h_in - p->h_in / 5) / (top + below + (p->rows - 1) * gap);
-		top *= k;
-		below *= k;
-		gap *= k;
+	for (int it = 0; turned && it < 3; it++) {
+		/* bar b at x = b of [-0.7, n - 0.1]; a name's run to the left
+		 * of its bar, cos 35 of its length */
+		double w = (p->w_in - left - right - (p->cols - 1) * (left + chr)) / p->cols, need = 0;
+		for (int b = 0; b < n; b++)
+			need = fmax(need, (double)strlen(label[b]) * chr * 0.82 - (b + 0.7) / (n + 0.6) * w);
+		/* at most a third of a panel's share of the page: a longer
+		 * name is cut rather than the bars squeezed to nothing */
+		left = fmin(fmax(9 * chr, need + chr), p->w_in / p->cols / 3);
 	}
+	/* the plot areas' share of the page, at least a fifth of it: names
+	 * or footnotes too long for the page take from the room under the
+	 * panels (they then crowd), never from the titles' */
+	double spare = p->h_in - top - below - (p->rows - 1) * gap;
+	if (spare < p->h_in / 5)
+		below = fmax(line, below - (p->h_in / 5 - spare));
 	snprintf(buf, len, " margins %.4f,%.4f,%.4f,%.4f spacing %.4f,%.4f", left / p->w_in,
 		 1 - right / p->w_in, below / p->h_in, 1 - top / p->h_in,
-		 p->cols > 1 ? (left + right) / p->w_in : 0, gap / p->h_in);
+		 p->cols > 1 ? (left + chr) / p->w_in : 0, gap / p->h_in);
 }
 
 static int ab_script(FILE *f, const struct plot *p)
@@ -1361,7 +1371,7 @@ static int ab_script(FILE *f, const struct plot *p)
 	char layout[200] = "";
 	bool stacked = p->fmt != FMT_TXT && p->cols == 1 && p->rows > 1;
 	if (p->fmt != FMT_TXT)
-		ab_layout(p, title, bottom, stacked, layout, sizeof(layout));
+		ab_layout(p, title, bottom, stacked, turn, label, n, layout, sizeof(layout));
 	multiplot_at(f, p, title, layout);
 	fprintf(f, "set style fill %s\n"
 		   "set boxwidth 0.6\n"
