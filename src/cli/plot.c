@@ -1064,7 +1064,7 @@ static void convergence_script(FILE *f, const struct plot *p)
 	run_title(p, title, sizeof(title), "convergence per process");
 	multiplot(f, p, title);
 	fprintf(f, "set grid\nset xrange [0:%.10g]\nset lmargin 9\nset rmargin 2\n", tmax > 1 ? tmax : 2);
-	fprintf(f, "set key outside top center horizontal samplen 3 spacing 1.2 width 1\n");
+	fprintf(f, "set key outside top center horizontal samplen 3 spacing 1.2 width 0\n");
 	share_panel(f, p, label, procs, 2, "hint faults that left the page local, per second");
 	fprintf(f, "unset key\n");
 	share_panel(f, p, label, procs, 3, "local memory touches (mean over threads)");
@@ -1080,7 +1080,8 @@ static void convergence_script(FILE *f, const struct plot *p)
 	fprintf(f, "set title 'task node moves per second, all processes'\n");
 	char y[64];
 	col_expr(2, y_axis(f, "moves/s", moves), y, sizeof(y));
-	fprintf(f, "set yrange [0:*]\nset xlabel 'simulated time (s)'\nplot ");
+	/* no move at all: a fixed range (gnuplot warns of an empty one) */
+	fprintf(f, "set yrange [0:%s]\nset xlabel 'simulated time (s)'\nplot ", moves > 0 ? "*" : "1");
 	for (int i = 0; i < p->nr_files; i++) {
 		fprintf(f, "%s$m%d using 1:%s with linespoints lw 1.5 pt 7 ps 0.5 lc rgb '%s' title ",
 			i ? ", \\\n     " : "", i, y, colours[i % NR_COLOURS]);
