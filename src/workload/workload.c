@@ -646,19 +646,24 @@ void workload_free(struct sim *s)
 	s->w.lat_stale = NULL;
 }
 
-void workload_table_setup(struct vm_area_struct *vma, struct pte_table *t)
+/* Write into @t what set-up would have given table @ti of @vma: the one
+ * kind of table populate_vma leaves unwritten is lazy, of small pages, all
+ * on its home node. */
+static void lazy_table_fill(const struct vm_area_struct *vma, uint64_t ti, struct pte_table *t)
 {
 	const struct sim *s = vma->vm_mm->sim;
-	uint64_t ti = (uint64_t)(t - vma->tables);
 	struct layout l;
-	VM_BUG_ON(t->rank); /* set up once */
 	compute_layout(s, &l);
 	struct table_ident id = table_ident(s, vma, &l, ti);
 	table_ident_set(t, &id);
-	/* the one kind of table populate_vma leaves unwritten: lazy, of
-	 * small pages, all on its home node */
 	t->lazy = true;
 	t->home_nid = vma->table_home[ti];
+}
+
+void workload_table_setup(struct vm_area_struct *vma, struct pte_table *t)
+{
+	VM_BUG_ON(t->rank); /* set up once */
+	lazy_table_fill(vma, (uint64_t)(t - vma->tables), t);
 }
 
 const struct pte_table *workload_table_view(const struct vm_area_struct *vma, uint32_t ti,
@@ -667,14 +672,8 @@ const struct pte_table *workload_table_view(const struct vm_area_struct *vma, ui
 	const struct pte_table *t = &vma->tables[ti];
 	if (t->rank)
 		return t;
-	const struct sim *s = vma->vm_mm->sim;
-	struct layout l;
-	compute_layout(s, &l);
-	struct table_ident id = table_ident(s, vma, &l, ti);
 	*buf = *t;
-	table_ident_set(buf, &id);
-	buf->lazy = true;
-	buf->home_nid = vma->table_home[ti];
+	lazy_table_fill(vma, ti, buf);
 	return buf;
 }
 
