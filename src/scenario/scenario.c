@@ -1747,7 +1747,7 @@ uint64_t scenario_model_tables(const struct scenario *sc)
  * The touch trees' pads (touch_fen_size) write a 4 KiB page of each
  * group's tree tail in each of the two trees at set-up: 8 KiB a group, up
  * to 16 B a table in the bound; without them the 4,096-CPU run peaked at
- * 149 and 195 MiB. 
+ * 149 and 195 MiB.
  * Every built-in scenario's peak is under its bound; the seed's scanner
  * held 128 tables a pass at 1 pass a second where the bound allows 10.
  * The old rule, 9.4 bytes a page, asked 37.3 GiB for 16 TiB; with every
